@@ -1,0 +1,60 @@
+// The one boundary between the SM and the wire: send a MAD, receive MADs; nothing else.
+// UmadTransport (libibumad: real HCAs and ibsim) and sim::SimTransport implement it; the SM
+// never knows which one it has. Time comes from a Clock, so the simulator can run the SM on
+// virtual time.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include "mad/error.h"
+#include "mad/smp.h"
+#include "mad/types.h"
+
+namespace mad {
+
+using Nanos = std::chrono::nanoseconds;
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual Nanos now() const = 0;
+};
+
+// CLOCK_MONOTONIC, for real transports.
+class SteadyClock final : public Clock {
+ public:
+  Nanos now() const override {
+    return std::chrono::duration_cast<Nanos>(
+        std::chrono::steady_clock::now().time_since_epoch());
+  }
+};
+
+inline constexpr uint32_t kGsiQkey = 0x80010000;
+
+// Where a MAD goes (outbound) or came from (inbound), as umad addresses it.
+struct MadAddress {
+  Lid lid = kPermissiveLid;  // DR SMPs go to the permissive LID
+  uint32_t qpn = 0;          // 0 for SMPs (QP0), 1 for GSI classes
+  uint32_t qkey = 0;         // kGsiQkey for QP1
+  uint8_t sl = 0;
+  uint16_t pkey_index = 0;
+};
+
+struct Packet {
+  MadBytes mad{};
+  MadAddress addr;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual Result<void> send(const Packet& p) = 0;
+  // Waits until at least one MAD has arrived or `clock` reaches `deadline`, then appends every
+  // MAD that has arrived to `out`. Fails only when the transport itself is broken.
+  virtual Result<void> receive(std::vector<Packet>& out, Nanos deadline) = 0;
+  virtual const Clock& clock() const = 0;
+};
+
+}  // namespace mad

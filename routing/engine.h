@@ -1,0 +1,52 @@
+// Routing engines behind one narrow interface: pure functions of (Topology, options) ->
+// RoutingTables. Engines never touch a transport or the store, and the same input gives the
+// same tables bit for bit, whatever the thread count.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mad/error.h"
+#include "routing/tables.h"
+#include "sm/topology.h"
+
+namespace routing {
+
+using mad::Result;
+using sm::Topology;
+
+struct RoutingOptions {
+  std::vector<mad::Guid> root_guids;  // updn/ftree: root switches; empty = detect
+  unsigned threads = 0;               // 0 = hardware concurrency
+  std::string hints_file;             // adaptive-hint: link weights
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual std::string_view name() const = 0;
+  // Tables for every switch of `topo` over LIDs 1..topo.max_lid(). An engine that cannot
+  // route this topology (not a tree, no roots, ...) returns an error saying why, so that a
+  // chain can move on to the next engine.
+  virtual Result<RoutingTables> compute(const Topology& topo, const RoutingOptions& opts) const = 0;
+};
+
+// The engines, listed in one explicit table (no static registration).
+std::vector<std::string_view> engine_names();
+Result<std::unique_ptr<Engine>> make_engine(std::string_view name);
+
+// A chain "ftree,updn,minhop": tries the engines in order; `passed_over` gets one line per
+// engine that failed, with the reason. On success, `used` names the engine that routed.
+struct ChainResult {
+  RoutingTables tables;
+  std::string used;
+  std::vector<std::string> passed_over;
+};
+Result<ChainResult> compute_chain(std::string_view chain, const Topology& topo,
+                                  const RoutingOptions& opts);
+// Checks a chain string names known engines only (for config validation).
+Result<std::vector<std::string>> parse_chain(std::string_view chain);
+
+}  // namespace routing

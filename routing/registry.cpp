@@ -1,0 +1,71 @@
+// The one explicit table of routing engines, and chains of them.
+#include <fmt/format.h>
+
+#include <functional>
+
+#include "routing/engine.h"
+
+namespace routing {
+
+namespace {
+struct Entry {
+  std::string_view name;
+  std::function<std::unique_ptr<Engine>()> make;
+};
+
+const std::vector<Entry>& table() {
+  static const std::vector<Entry> t = {};
+  return t;
+}
+}  // namespace
+
+std::vector<std::string_view> engine_names() {
+  std::vector<std::string_view> out;
+  for (const Entry& e : table()) out.push_back(e.name);
+  return out;
+}
+
+Result<std::unique_ptr<Engine>> make_engine(std::string_view name) {
+  for (const Entry& e : table())
+    if (e.name == name) return e.make();
+  return mad::fail(mad::Errc::not_found,
+                   fmt::format("unknown routing engine '{}' (known: {})", name,
+                               fmt::join(engine_names(), ", ")));
+}
+
+Result<std::vector<std::string>> parse_chain(std::string_view chain) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= chain.size()) {
+    size_t comma = chain.find(',', pos);
+    if (comma == std::string_view::npos) comma = chain.size();
+    std::string_view name = chain.substr(pos, comma - pos);
+    if (name.empty()) return mad::fail(mad::Errc::invalid, fmt::format("empty engine name in '{}'", chain));
+    if (auto e = make_engine(name); !e) return std::unexpected(e.error());
+    out.emplace_back(name);
+    pos = comma + 1;
+  }
+  return out;
+}
+
+Result<ChainResult> compute_chain(std::string_view chain, const Topology& topo,
+                                  const RoutingOptions& opts) {
+  auto names = parse_chain(chain);
+  if (!names) return std::unexpected(names.error());
+  ChainResult out;
+  for (const std::string& name : *names) {
+    auto engine = make_engine(name);
+    auto tables = (*engine)->compute(topo, opts);
+    if (tables) {
+      out.tables = std::move(*tables);
+      out.used = name;
+      return out;
+    }
+    out.passed_over.push_back(fmt::format("{}: {}", name, tables.error().message));
+  }
+  return mad::fail(mad::Errc::unsupported,
+                   fmt::format("no engine of '{}' could route: {}", chain,
+                               fmt::join(out.passed_over, "; ")));
+}
+
+}  // namespace routing

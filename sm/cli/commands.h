@@ -1,0 +1,10 @@
+// The subcommands of the one binary. Each parses its own options (Boost.Program_options) and
+// returns the process exit status; argv[0] is "fabricsm <name>".
+#pragma once
+
+namespace cli {
+
+int cmd_topo(int argc, char** argv);
+int cmd_sim(int argc, char** argv);
+
+}  // namespace cli

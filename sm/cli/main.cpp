@@ -1,0 +1,51 @@
+// fabricsm: one binary, one subcommand per job. Thin wiring only.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sm/cli/commands.h"
+
+namespace {
+
+struct Command {
+  std::string_view name;
+  int (*run)(int, char**);
+  std::string_view summary;
+};
+
+const Command kCommands[] = {
+    {"sim", cli::cmd_sim, "run the SM against the in-process simulated fabric"},
+    {"topo", cli::cmd_topo, "generate, check or convert fabric topology files"},
+};
+
+void usage(std::FILE* out) {
+  fmt::print(out, "usage: fabricsm <command> [options]   (fabricsm <command> --help)\n\ncommands:\n");
+  for (const Command& c : kCommands) fmt::print(out, "  {:<8} {}\n", c.name, c.summary);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  std::string_view name = argv[1];
+  if (name == "-h" || name == "--help" || name == "help") {
+    usage(stdout);
+    return 0;
+  }
+  for (const Command& c : kCommands) {
+    if (c.name != name) continue;
+    std::string prog = fmt::format("fabricsm {}", name);
+    std::vector<char*> args(argv + 1, argv + argc);
+    args[0] = prog.data();
+    return c.run(static_cast<int>(args.size()), args.data());
+  }
+  fmt::print(stderr, "fabricsm: unknown command '{}'\n", name);
+  usage(stderr);
+  return 2;
+}

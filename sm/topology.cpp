@@ -1,0 +1,142 @@
+#include "sm/topology.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace sm {
+
+std::optional<NodeId> Topology::find(Guid g) const {
+  auto it = by_guid_.find(g);
+  if (it == by_guid_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<NodeId> Topology::find_port(Guid g) const {
+  auto it = by_port_guid_.find(g);
+  if (it == by_port_guid_.end()) return std::nullopt;
+  return it->second;
+}
+
+Lid Topology::max_lid() const {
+  uint32_t top = 0;
+  for (const Port& p : ports_)
+    if (p.lid.is_unicast()) top = std::max(top, p.lid.value() + (1u << p.lmc) - 1u);
+  return Lid(static_cast<uint16_t>(std::min<uint32_t>(top, Lid::kMaxUnicast)));
+}
+
+Topology Topology::with_lids(std::span<const LidSet> lids) const {
+  Topology t = *this;
+  for (const LidSet& l : lids) {
+    Port& p = t.ports_[t.nodes_[l.node].first_port + l.port.value()];
+    p.lid = l.lid;
+    p.lmc = l.lmc;
+  }
+  return t;
+}
+
+void Topology::index() {
+  by_guid_.clear();
+  by_port_guid_.clear();
+  switches_.clear();
+  cas_.clear();
+  links_ = 0;
+  by_guid_.reserve(nodes_.size());
+  by_port_guid_.reserve(nodes_.size());
+  for (NodeId id = 0; id < nodes_.size(); ++id) {
+    const Node& n = nodes_[id];
+    by_guid_.emplace(n.guid, id);
+    (n.is_switch() ? switches_ : cas_).push_back(id);
+    for (const Port& p : ports(id)) {
+      if (!p.guid.is_zero() && (!n.is_switch() || p.num.value() == 0))
+        by_port_guid_.emplace(p.guid, id);
+      if (p.linked()) ++links_;
+    }
+  }
+  links_ /= 2;
+}
+
+bool TopologyBuilder::add_node(Node node, std::vector<Port> ports) {
+  if (index_.contains(node.guid)) return false;
+  const size_t n = static_cast<size_t>(node.num_ports) + 1;
+  ports.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    ports[i].num = PortNum(static_cast<uint8_t>(i));
+    ports[i].peer = kNoNode;
+  }
+  index_.emplace(node.guid, nodes_.size());
+  nodes_.push_back(Pending{std::move(node), std::move(ports), std::vector<Guid>(n)});
+  return true;
+}
+
+Node* TopologyBuilder::node(Guid g) {
+  auto it = index_.find(g);
+  return it == index_.end() ? nullptr : &nodes_[it->second].node;
+}
+
+Port* TopologyBuilder::port(Guid g, PortNum p) {
+  auto it = index_.find(g);
+  if (it == index_.end()) return nullptr;
+  auto& ports = nodes_[it->second].ports;
+  return p.value() < ports.size() ? &ports[p.value()] : nullptr;
+}
+
+bool TopologyBuilder::add_link(Guid a, PortNum pa, Guid b, PortNum pb) {
+  auto ia = index_.find(a), ib = index_.find(b);
+  if (ia == index_.end() || ib == index_.end()) return false;
+  Pending& na = nodes_[ia->second];
+  Pending& nb = nodes_[ib->second];
+  if (pa.value() == 0 || pb.value() == 0) return false;
+  if (pa.value() >= na.ports.size() || pb.value() >= nb.ports.size()) return false;
+  Guid& la = na.peer_guid[pa.value()];
+  Guid& lb = nb.peer_guid[pb.value()];
+  auto& porta = na.ports[pa.value()];
+  auto& portb = nb.ports[pb.value()];
+  const bool a_free = la.is_zero(), b_free = lb.is_zero();
+  const bool same = la == b && porta.peer_port == pb && lb == a && portb.peer_port == pa;
+  if (same) return true;
+  if (!a_free || !b_free) return false;
+  if (a == b && pa == pb) return false;
+  la = b;
+  porta.peer_port = pb;
+  lb = a;
+  portb.peer_port = pa;
+  return true;
+}
+
+void TopologyBuilder::set_sm(Guid g, PortNum p) {
+  sm_guid_ = g;
+  sm_port_ = p;
+}
+
+Topology TopologyBuilder::build() && {
+  std::vector<size_t> order(nodes_.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(),
+            [&](size_t x, size_t y) { return nodes_[x].node.guid < nodes_[y].node.guid; });
+  std::unordered_map<Guid, NodeId> id_of;
+  id_of.reserve(nodes_.size());
+  for (NodeId id = 0; id < order.size(); ++id) id_of.emplace(nodes_[order[id]].node.guid, id);
+
+  Topology t;
+  t.nodes_.reserve(nodes_.size());
+  for (size_t k : order) {
+    Pending& pn = nodes_[k];
+    pn.node.first_port = static_cast<uint32_t>(t.ports_.size());
+    for (size_t i = 0; i < pn.ports.size(); ++i) {
+      Port p = pn.ports[i];
+      p.peer = pn.peer_guid[i].is_zero() ? kNoNode : id_of.at(pn.peer_guid[i]);
+      t.ports_.push_back(p);
+    }
+    t.nodes_.push_back(std::move(pn.node));
+  }
+  if (auto it = id_of.find(sm_guid_); it != id_of.end()) {
+    t.sm_node_ = it->second;
+    t.sm_port_ = sm_port_;
+  }
+  t.index();
+  nodes_.clear();
+  index_.clear();
+  return t;
+}
+
+}  // namespace sm
