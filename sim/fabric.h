@@ -1,0 +1,210 @@
+// The in-process simulated fabric: switches and CAs whose subnet management agents answer
+// SMPs as hardware (and ibsim) does, links with real port-state rules, LFT-following LID
+// routing, traps, and SM endpoints attached at ports. Everything runs on a virtual clock, one
+// event at a time in (time, sequence) order, so a run is deterministic.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "mad/error.h"
+#include "mad/port_info.h"
+#include "mad/transport.h"
+#include "mad/types.h"
+#include "sim/event_queue.h"
+#include "sim/rng.h"
+#include "sim/spec.h"
+
+namespace sim {
+
+using NodeIdx = uint32_t;
+inline constexpr NodeIdx kNoNode = UINT32_MAX;
+using EndpointId = uint32_t;
+inline constexpr EndpointId kNoEndpoint = UINT32_MAX;
+
+// What a port holds: the PortInfo fields an SM reads and writes, plus the cable.
+struct SimPort {
+  uint8_t num = 0;
+  mad::Guid guid;
+  // The cable as the spec laid it; `peer` is where the link currently goes (kNoNode when down).
+  NodeIdx cable_node = kNoNode;
+  uint8_t cable_port = 0;
+  NodeIdx peer = kNoNode;
+  uint8_t peer_port = 0;
+  mad::PortState state = mad::PortState::down;
+  mad::PhysState phys = mad::PhysState::polling;
+  uint16_t lid = 0;
+  uint8_t lmc = 0;
+  uint16_t sm_lid = 0;
+  uint8_t sm_sl = 0;
+  uint64_t mkey = 0;
+  uint16_t mkey_lease = 0;
+  uint8_t mkey_protect = 0;
+  uint64_t gid_prefix = 0xFE80000000000000ULL;
+  uint32_t cap_mask = 0;
+  uint8_t width_enabled = 0, width_supported = 0, width_active = 0;
+  uint8_t speed_enabled = 0, speed_supported = 0, speed_active = 0;
+  uint8_t speed_ext_enabled = 0, speed_ext_supported = 0, speed_ext_active = 0;
+  uint8_t mtu_cap = 5, neighbor_mtu = 5;  // 4096
+  uint8_t vl_cap = 4, op_vls = 4;         // VL0-7
+  uint8_t hoq_life = 0, vl_stall = 0, subnet_timeout = 0, resp_time = 0;
+  uint8_t vl_high_limit = 0;
+  bool client_rereg = false;
+  uint32_t client_rereg_count = 0;  // how often an SM asked this port to re-register
+  uint32_t lid_changes = 0;         // how often a Set changed this port's LID
+  std::vector<uint16_t> pkeys;      // P_Key table (index 0 = default 0xFFFF)
+  std::array<uint8_t, 8> sl2vl{};
+  std::vector<uint8_t> vlarb;       // 4 blocks x 64 bytes, allocated on first Set
+  double drop_rate = 0.0;           // MAD loss on this port, both directions
+  EndpointId endpoint = kNoEndpoint;  // an SM attached here (CA port, switch port 0)
+
+  bool link_up() const { return peer != kNoNode; }
+};
+
+struct SimSwitch {
+  std::vector<uint8_t> lft;  // grows to the highest block written (all 0xFF beyond)
+  uint16_t lft_cap = 49152;
+  uint16_t lft_top = 0;
+  std::vector<uint16_t> mft;  // MLID-0xC000 x 16-port chunks, allocated on first Set
+  uint16_t mft_cap = 1024;
+  uint16_t mft_top = 0;
+  uint8_t life_time = 0;
+  uint8_t default_port = 0;
+  bool port_state_change = false;
+  uint16_t pkey_enforce_cap = 8;
+  uint64_t lft_blocks_written = 0;  // LFT Sets received (for "blocks written" figures)
+};
+
+struct SimNode {
+  mad::NodeType type = mad::NodeType::ca;
+  std::string name;
+  std::string description;
+  mad::Guid guid;
+  mad::Guid system_guid;
+  uint32_t vendor_id = 0;
+  uint16_t device_id = 0;
+  uint16_t partition_cap = 64;
+  uint8_t num_ports = 0;
+  bool present = true;  // a removed node neither answers nor forwards
+  std::vector<SimPort> ports;  // index = port number; CAs have an unused port 0
+  std::unique_ptr<SimSwitch> sw;
+  mad::Nanos sma_busy_until{0};  // the SMA serves one SMP at a time
+  uint64_t smps_handled = 0;
+
+  bool is_switch() const { return type == mad::NodeType::sw; }
+};
+
+struct SimConfig {
+  mad::Nanos hop_latency = std::chrono::nanoseconds(150);   // per link traversed
+  mad::Nanos sma_latency = std::chrono::nanoseconds(2000);  // per SMP at an agent
+  double drop_rate = 0.0;  // fabric-wide MAD loss per link traversal
+  uint64_t seed = 1;       // for losses
+  uint16_t lft_cap = 49152;  // LinearFDBCap of every switch (ibsim: 49152)
+};
+
+struct SimStats {
+  uint64_t injected = 0;    // MADs sent by endpoints
+  uint64_t delivered = 0;   // MADs handed to endpoints
+  uint64_t smps_processed = 0;
+  uint64_t dropped_loss = 0;     // lost to injected loss
+  uint64_t dropped_no_route = 0; // dead link, bad path, LFT miss, removed node
+  uint64_t dropped_malformed = 0;
+  uint64_t dropped_loop = 0;     // LID-routed MAD that exceeded the hop limit
+  uint64_t traps_sent = 0;
+};
+
+class SimFabric {
+ public:
+  // Builds the fabric from a spec (GUIDs left at 0 are assigned as ibsim would). All links
+  // come up in Init / LinkUp, switch port 0 is Active, every LID is 0 and every LFT empty.
+  static mad::Result<std::unique_ptr<SimFabric>> build(FabricSpec spec, SimConfig cfg = {});
+
+  // --- SM endpoints -----------------------------------------------------------------------
+  // Attaches an SM at a CA port or at switch port 0 (as SIM_HOST does in ibsim).
+  mad::Result<EndpointId> attach(NodeIdx node, uint8_t port);
+  // IsSM in the port's CapabilityMask (what opening the issm device does); sends trap 144.
+  void set_is_sm(EndpointId ep, bool on);
+  // A MAD from an endpoint enters the fabric at its port now.
+  void inject(EndpointId ep, const mad::Packet& p);
+  std::vector<mad::Packet>& inbox(EndpointId ep) { return endpoints_[ep].inbox; }
+  NodeIdx endpoint_node(EndpointId ep) const { return endpoints_[ep].node; }
+  uint8_t endpoint_port(EndpointId ep) const { return endpoints_[ep].port; }
+
+  // --- time ---------------------------------------------------------------------------------
+  const mad::Clock& clock() const { return clock_; }
+  mad::Nanos now() const { return clock_.now(); }
+  std::optional<mad::Nanos> next_event() const { return events_.next_time(); }
+  // Runs every event due at or before `t`, then sets the clock to `t`.
+  void run_until(mad::Nanos t);
+  // Runs events until `ep` has mail or the next event is after `deadline`; the clock ends at
+  // the last event run, or at `deadline` when the inbox is still empty.
+  void run_for_endpoint(EndpointId ep, mad::Nanos deadline);
+
+  // --- faults (see faults.cpp) -------------------------------------------------------------
+  mad::Result<void> link_down(NodeIdx node, uint8_t port);
+  mad::Result<void> link_up(NodeIdx node, uint8_t port);
+  // The node vanishes: its links go down, it stops answering.
+  mad::Result<void> remove_node(NodeIdx node);
+  // The node comes back as from a reboot: LFT empty, LIDs 0, links re-trained to Init.
+  mad::Result<void> restore_node(NodeIdx node);
+  void set_drop_rate(double rate) { cfg_.drop_rate = rate; }
+  mad::Result<void> set_port_drop_rate(NodeIdx node, uint8_t port, double rate);
+
+  // --- inspection ---------------------------------------------------------------------------
+  std::span<const SimNode> nodes() const { return nodes_; }
+  const SimNode& node(NodeIdx i) const { return nodes_[i]; }
+  SimNode& mutable_node(NodeIdx i) { return nodes_[i]; }
+  std::optional<NodeIdx> find(std::string_view name) const;
+  std::optional<NodeIdx> find_guid(mad::Guid node_guid) const;
+  const SimStats& stats() const { return stats_; }
+  const SimConfig& config() const { return cfg_; }
+
+ private:
+  SimFabric() = default;
+  struct Endpoint {
+    NodeIdx node;
+    uint8_t port;
+    std::vector<mad::Packet> inbox;
+  };
+  // A MAD in flight arrives at (node, port) at its event time.
+  struct Arrival {
+    mad::Packet pkt;
+    NodeIdx node;
+    uint8_t port;
+    bool to_endpoint;  // false: to the node's SMA
+    uint16_t slid;     // LID-routed: where the response goes
+  };
+
+  // forwarding.cpp
+  void route(const mad::Packet& p, NodeIdx node, uint8_t port, uint16_t slid, mad::Nanos delay);
+  void route_directed(mad::Smp& smp, NodeIdx node, uint8_t port, mad::Nanos delay);
+  void route_lid(const mad::Packet& p, NodeIdx node, uint8_t port, uint16_t slid, uint16_t dlid,
+                 mad::Nanos delay);
+  bool lost_on(const SimPort& a);
+  bool owns_lid(const SimNode& n, uint8_t port, uint16_t lid) const;
+  void arrive(Arrival a, mad::Nanos delay);
+  void deliver(Arrival& a);
+  // sma.cpp
+  void process_smp(NodeIdx node, uint8_t port, mad::Smp& smp, uint16_t slid);
+  uint16_t apply_port_info(NodeIdx node, uint8_t port, const mad::PortInfo& req);
+  // faults.cpp
+  void send_trap(NodeIdx node, uint8_t port, uint16_t trap_number, uint32_t detail);
+  void mark_state_change(NodeIdx node);
+
+  SimConfig cfg_;
+  VirtualClock clock_;
+  EventQueue<Arrival> events_;
+  SplitMix64 rng_{1};
+  std::vector<SimNode> nodes_;
+  std::vector<Endpoint> endpoints_;
+  std::unordered_map<std::string, NodeIdx> by_name_;
+  std::unordered_map<mad::Guid, NodeIdx> by_guid_;
+  SimStats stats_;
+};
+
+}  // namespace sim
