@@ -55,6 +55,38 @@ void Topology::index() {
   links_ /= 2;
 }
 
+// Canonical directed routes: breadth-first from the SM's port, parents in queue order and
+// ports in ascending order, so every node gets its shortest path that is smallest port by
+// port, whatever order discovery found things in. Only switches forward; the SM's own node
+// sends out of its SM port alone.
+void Topology::assign_paths() {
+  if (sm_node_ == kNoNode) return;
+  std::vector<bool> seen(nodes_.size(), false);
+  std::vector<NodeId> queue{sm_node_};
+  seen[sm_node_] = true;
+  nodes_[sm_node_].path = DrPath();
+  for (size_t head = 0; head < queue.size(); ++head) {
+    const NodeId n = queue[head];
+    const Node& node = nodes_[n];
+    if (node.path.full()) continue;
+    for (const Port& p : ports(n)) {
+      if (!p.linked() || seen[p.peer]) continue;
+      if (!node.is_switch() && !(n == sm_node_ && p.num == sm_port_)) continue;
+      seen[p.peer] = true;
+      nodes_[p.peer].path = node.path.extended(p.num);
+      if (nodes_[p.peer].is_switch()) queue.push_back(p.peer);
+    }
+  }
+}
+
+DrPath Topology::path_to_port(NodeId id, PortNum port) const {
+  const Node& n = nodes_[id];
+  if (n.is_switch() || (id == sm_node_ && port == sm_port_)) return n.path;
+  const Port& p = this->port(id, port);
+  if (!p.linked()) return n.path;
+  return nodes_[p.peer].path.extended(p.peer_port);
+}
+
 bool TopologyBuilder::add_node(Node node, std::vector<Port> ports) {
   if (index_.contains(node.guid)) return false;
   const size_t n = static_cast<size_t>(node.num_ports) + 1;
@@ -134,6 +166,7 @@ Topology TopologyBuilder::build() && {
     t.sm_port_ = sm_port_;
   }
   t.index();
+  t.assign_paths();
   nodes_.clear();
   index_.clear();
   return t;

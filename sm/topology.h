@@ -64,7 +64,7 @@ struct Node {
   uint32_t vendor_id = 0;
   uint32_t revision = 0;
   std::string description;
-  DrPath path;                   // canonical directed route from the SM's port
+  DrPath path;                   // canonical directed route from the SM's port (set by build())
   SwitchData sw;                 // switches only
   uint32_t first_port = 0;       // index of port 0 in Topology's port array
 
@@ -96,6 +96,9 @@ class Topology {
 
   NodeId sm_node() const { return sm_node_; }
   PortNum sm_port() const { return sm_port_; }
+  // The directed route that reaches a given port of a node: a switch's path, or for a CA port
+  // the path of the switch at its other end plus that switch's port (CAs do not forward).
+  DrPath path_to_port(NodeId id, PortNum port) const;
 
   // The highest base LID + 2^LMC - 1 of any port: the LFTs must reach this far.
   Lid max_lid() const;
@@ -111,6 +114,7 @@ class Topology {
  private:
   friend class TopologyBuilder;
   void index();
+  void assign_paths();
 
   std::vector<Node> nodes_;
   std::vector<Port> ports_;

@@ -1,0 +1,312 @@
+#include "sm/programmer.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace sm {
+
+namespace {
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+constexpr int kAttempts = 3;  // per Set, on top of the transaction layer's own resends
+
+bool same_config(const mad::PortInfo& a, const mad::PortInfo& b) {
+  return a.lid == b.lid && a.lmc == b.lmc && a.master_sm_lid == b.master_sm_lid &&
+         a.master_sm_sl == b.master_sm_sl && a.subnet_timeout == b.subnet_timeout &&
+         a.m_key == b.m_key && a.m_key_lease_period == b.m_key_lease_period &&
+         a.neighbor_mtu == b.neighbor_mtu && a.operational_vls == b.operational_vls &&
+         a.hoq_life == b.hoq_life && a.vl_stall_count == b.vl_stall_count;
+}
+}  // namespace
+
+void Programmer::fail(std::string what) {
+  ++stats_.failures;
+  if (fail_log_.allow()) log_.error(501, "programming: {}", what);
+}
+
+void Programmer::end() {
+  if (--pending_ != 0) return;
+  if (stage_ == 1) {
+    stats_.stage1_ms = static_cast<double>(now_ns() - stage_start_ns_) / 1e6;
+    stage_ = 2;
+    stage_start_ns_ = now_ns();
+    begin();
+    for (size_t i = 0; i < jobs_.size(); ++i)
+      if (jobs_[i].activate) activate_port(i, 0);
+    end();
+    return;
+  }
+  if (stage_ == 2) {
+    stats_.stage2_ms = static_cast<double>(now_ns() - stage_start_ns_) / 1e6;
+    stage_ = 3;
+    if (fail_log_.suppressed())
+      log_.error(502, "programming: {} more failures not logged", fail_log_.suppressed());
+    auto d = std::move(done_);
+    d();
+  }
+}
+
+void Programmer::start(const Discovered& seen, const Topology& topo,
+                       const routing::RoutingTables& tables, Lid sm_lid, const PortPolicy& policy,
+                       std::function<void()> done) {
+  seen_ = &seen;
+  topo_ = &topo;
+  tables_ = &tables;
+  sm_lid_ = sm_lid;
+  policy_ = policy;
+  done_ = std::move(done);
+  stats_ = {};
+  stage_ = 1;
+  stage_start_ns_ = now_ns();
+  begin();
+  for (NodeId sw : topo.switches()) program_switch(sw);
+  plan_ports();
+  for (size_t i = 0; i < jobs_.size(); ++i)
+    if (jobs_[i].configure) set_port(i, 0);
+  end();
+}
+
+void Programmer::program_switch(NodeId sw) {
+  const Node& n = topo_->node(sw);
+  const mad::SwitchInfo& si = seen_->switch_info[sw];
+  const Lid read_lid = seen_->port_info[sw][0].lid;
+  const uint16_t top = tables_->max_lid().value();
+  SwitchMemory& m = memory_[n.guid];
+  const bool remembered = m.lid.is_unicast() && m.lid == read_lid &&
+                          m.top == si.linear_fdb_top.value() && m.top != 0;
+  const size_t blocks = static_cast<size_t>(top) / 64 + 1;
+  if (!remembered) {
+    m.known.assign(blocks, false);
+    m.lft.assign(blocks * 64, routing::kNoRoute);
+  } else if (m.known.size() < blocks) {
+    m.known.resize(blocks, false);
+    m.lft.resize(blocks * 64, routing::kNoRoute);
+  }
+  // A switch whose table is unknown but live (LinearFDBTop > 0: another SM, or this one
+  // before a restart) is read back first, so that blocks already right are not rewritten.
+  const uint16_t live_top = remembered ? 0 : si.linear_fdb_top.value();
+  if (si.linear_fdb_top.value() != top || si.port_state_change ||
+      si.life_time_value != policy_.switch_life_time) {
+    mad::SwitchInfo want = si;
+    want.linear_fdb_top = Lid(top);
+    want.life_time_value = policy_.switch_life_time;
+    want.port_state_change = true;  // writing 1 clears it
+    begin();
+    client_.set(n.path, mad::attr::switch_info, 0, mad::encode_attr(want),
+                [this, sw, top](mad::Result<mad::Smp> r) {
+                  if (r) {
+                    ++stats_.switch_info_sets;
+                    memory_[topo_->node(sw).guid].top = top;
+                  } else {
+                    fail(fmt::format("SwitchInfo Set on {} ({}): {}", topo_->node(sw).guid,
+                                     topo_->node(sw).description, r.error().message));
+                  }
+                  end();
+                });
+  } else {
+    m.top = top;
+  }
+  for (uint32_t b = 0; b < blocks; ++b) {
+    if (m.known[b]) {
+      const auto want = tables_->lft(sw);
+      const size_t from = static_cast<size_t>(b) * 64;
+      bool same = true;
+      for (size_t i = 0; i < 64 && same; ++i) {
+        const uint8_t w = from + i < want.size() ? want[from + i] : routing::kNoRoute;
+        same = m.lft[from + i] == w;
+      }
+      if (same) continue;
+      write_block(sw, b);
+    } else if (live_top != 0 && static_cast<size_t>(b) * 64 <= live_top) {
+      read_back(sw, b);
+    } else {
+      write_block(sw, b);
+    }
+  }
+}
+
+void Programmer::read_back(NodeId sw, uint32_t block) {
+  begin();
+  client_.get(topo_->node(sw).path, mad::attr::linear_fwd_table, block,
+              [this, sw, block](mad::Result<mad::Smp> r) {
+                ++stats_.lft_blocks_read;
+                SwitchMemory& m = memory_[topo_->node(sw).guid];
+                const auto want = tables_->lft(sw);
+                const size_t from = static_cast<size_t>(block) * 64;
+                bool same = false;
+                if (r) {
+                  auto t = mad::decode_attr<mad::LinearForwardingTable>(*r);
+                  if (t) {
+                    same = true;
+                    for (size_t i = 0; i < 64; ++i) {
+                      m.lft[from + i] = t->ports[i].value();
+                      const uint8_t w = from + i < want.size() ? want[from + i] : routing::kNoRoute;
+                      same = same && m.lft[from + i] == w;
+                    }
+                    m.known[block] = true;
+                  }
+                }
+                if (!same) write_block(sw, block);
+                end();
+              });
+}
+
+void Programmer::write_block(NodeId sw, uint32_t block) {
+  mad::LinearForwardingTable t;
+  const auto want = tables_->lft(sw);
+  const size_t from = static_cast<size_t>(block) * 64;
+  for (size_t i = 0; i < 64; ++i)
+    t.ports[i] = mad::PortNum(from + i < want.size() ? want[from + i] : routing::kNoRoute);
+  begin();
+  client_.set(topo_->node(sw).path, mad::attr::linear_fwd_table, block, mad::encode_attr(t),
+              [this, sw, block, t](mad::Result<mad::Smp> r) {
+                SwitchMemory& m = memory_[topo_->node(sw).guid];
+                if (r) {
+                  ++stats_.lft_blocks_written;
+                  const size_t first = static_cast<size_t>(block) * 64;
+                  for (size_t i = 0; i < 64; ++i) m.lft[first + i] = t.ports[i].value();
+                  m.known[block] = true;
+                } else {
+                  m.known[block] = false;
+                  fail(fmt::format("LFT block {} on {} ({}): {}", block, topo_->node(sw).guid,
+                                   topo_->node(sw).description, r.error().message));
+                }
+                end();
+              });
+}
+
+void Programmer::plan_ports() {
+  jobs_.clear();
+  for (NodeId id = 0; id < topo_->node_count(); ++id) {
+    const Node& n = topo_->node(id);
+    for (const Port& p : topo_->ports(id)) {
+      const uint8_t pn = p.num.value();
+      if (!n.is_switch() && (pn == 0 || p.guid.is_zero())) continue;  // not seen
+      const mad::PortInfo& read = seen_->port_info[id][pn];
+      const bool addressable = !n.is_switch() || pn == 0;
+      if (!addressable && !p.linked()) continue;
+      PortJob job{id, p.num, read, false, false};
+      mad::PortInfo& want = job.want;
+      if (addressable && p.lid.is_unicast()) {
+        want.lid = p.lid;
+        want.lmc = p.lmc;
+        want.master_sm_lid = sm_lid_;
+        want.master_sm_sl = policy_.sm_sl;
+        want.subnet_timeout = policy_.subnet_timeout;
+        want.m_key = policy_.m_key;
+        want.m_key_lease_period = policy_.m_key_lease;
+        // Clients registered with an SM must do so again when their port's SM or LID
+        // changed under them; a port that was not Active has nobody registered yet.
+        want.client_reregister =
+            !n.is_switch() && read.port_state == PortState::active &&
+            read.has_cap(mad::port_cap::is_client_reregistration_supported) &&
+            (read.master_sm_lid != sm_lid_ || read.lid != p.lid);
+      }
+      if (p.linked()) {
+        const mad::PortInfo& peer = seen_->port_info[p.peer][p.peer_port.value()];
+        if (read.mtu_cap && peer.mtu_cap) want.neighbor_mtu = std::min(read.mtu_cap, peer.mtu_cap);
+        if (read.vl_cap && peer.vl_cap)
+          want.operational_vls = std::min({read.vl_cap, peer.vl_cap, policy_.max_op_vls});
+        if (n.is_switch()) {
+          want.hoq_life = topo_->node(p.peer).is_switch() ? policy_.hoq_life : policy_.leaf_hoq_life;
+          want.vl_stall_count = policy_.vl_stall;
+        }
+        if (read.port_state == PortState::init) {
+          want.port_state = PortState::armed;
+          job.activate = true;
+        } else if (read.port_state == PortState::armed) {
+          job.activate = true;
+        }
+      }
+      if (want.port_state != PortState::armed) want.port_state = PortState::no_change;
+      want.phys_state = mad::PhysState::no_change;
+      want.link_width_enabled = 0;  // 0: no change
+      want.link_speed_enabled = 0;
+      want.link_speed_ext_enabled = 0;
+      want.link_down_default_state = 0;
+      // Compare with what is there: nothing to send when only the "no change" codes differ.
+      mad::PortInfo as_read = read;
+      as_read.port_state = PortState::no_change;
+      as_read.phys_state = mad::PhysState::no_change;
+      as_read.link_width_enabled = 0;
+      as_read.link_speed_enabled = 0;
+      as_read.link_speed_ext_enabled = 0;
+      as_read.link_down_default_state = 0;
+      job.configure = !same_config(as_read, want) || want.port_state == PortState::armed ||
+                      want.client_reregister;
+      if (!job.configure && n.is_switch() && pn == 0) memory_[n.guid].lid = read.lid;
+      if (job.configure || job.activate) jobs_.push_back(job);
+    }
+  }
+}
+
+void Programmer::set_port(size_t j, int attempt) {
+  const mad::DrPath path = topo_->path_to_port(jobs_[j].node, jobs_[j].port);
+  begin();
+  client_.set(path, mad::attr::port_info, jobs_[j].port.value(), mad::encode_attr(jobs_[j].want),
+              [this, j, attempt, path](mad::Result<mad::Smp> r) {
+                PortJob& job = jobs_[j];
+                const Node& n = topo_->node(job.node);
+                if (r) {
+                  ++stats_.port_sets;
+                  if (job.want.client_reregister) ++stats_.client_reregisters;
+                  if (n.is_switch() && job.port.value() == 0) memory_[n.guid].lid = job.want.lid;
+                } else if (attempt + 1 < kAttempts) {
+                  // The Set may have landed and only its answer been lost: a resend of the
+                  // Armed step would then be refused, so look before sending again.
+                  begin();
+                  client_.get(path, mad::attr::port_info, job.port.value(),
+                              [this, j, attempt](mad::Result<mad::Smp> g) {
+                                PortJob& jb = jobs_[j];
+                                auto pi = g ? mad::decode_attr<mad::PortInfo>(*g)
+                                            : mad::Result<mad::PortInfo>(std::unexpected(g.error()));
+                                const bool landed = pi && pi->lid == jb.want.lid &&
+                                                    (jb.want.port_state != PortState::armed ||
+                                                     pi->port_state >= PortState::armed);
+                                if (landed) ++stats_.port_sets;
+                                else set_port(j, attempt + 1);
+                                end();
+                              });
+                } else {
+                  job.activate = false;
+                  fail(fmt::format("PortInfo Set on {}[{}] ({}): {}", n.guid, job.port, n.description,
+                                   r.error().message));
+                }
+                end();
+              });
+}
+
+void Programmer::activate_port(size_t j, int attempt) {
+  const mad::DrPath path = topo_->path_to_port(jobs_[j].node, jobs_[j].port);
+  mad::PortInfo want = jobs_[j].want;
+  want.port_state = PortState::active;
+  want.client_reregister = false;
+  begin();
+  client_.set(path, mad::attr::port_info, jobs_[j].port.value(), mad::encode_attr(want),
+              [this, j, attempt, path](mad::Result<mad::Smp> r) {
+                const PortJob& job = jobs_[j];
+                const Node& n = topo_->node(job.node);
+                if (r) {
+                  ++stats_.activations;
+                } else if (attempt + 1 < kAttempts) {
+                  begin();
+                  client_.get(path, mad::attr::port_info, job.port.value(),
+                              [this, j, attempt](mad::Result<mad::Smp> g) {
+                                auto pi = g ? mad::decode_attr<mad::PortInfo>(*g)
+                                            : mad::Result<mad::PortInfo>(std::unexpected(g.error()));
+                                if (pi && pi->port_state == PortState::active) ++stats_.activations;
+                                else activate_port(j, attempt + 1);
+                                end();
+                              });
+                } else {
+                  fail(fmt::format("activating {}[{}] ({}): {}", n.guid, job.port, n.description,
+                                   r.error().message));
+                }
+                end();
+              });
+}
+
+}  // namespace sm
