@@ -60,7 +60,7 @@ struct SimPort {
   std::vector<uint16_t> pkeys;      // P_Key table (index 0 = default 0xFFFF)
   std::array<uint8_t, 8> sl2vl{};
   std::vector<uint8_t> vlarb;       // 4 blocks x 64 bytes, allocated on first Set
-  double drop_rate = 0.0;           // MAD loss on this port, both directions
+  double drop_rate = 0.0;           // MAD loss on this port, per crossing, both directions
   EndpointId endpoint = kNoEndpoint;  // an SM attached here (CA port, switch port 0)
 
   bool link_up() const { return peer != kNoNode; }
@@ -91,6 +91,7 @@ struct SimNode {
   uint16_t partition_cap = 64;
   uint8_t num_ports = 0;
   bool present = true;  // a removed node neither answers nor forwards
+  bool silent = false;  // a hung management agent: SMPs to it or through it get nothing
   std::vector<SimPort> ports;  // index = port number; CAs have an unused port 0
   std::unique_ptr<SimSwitch> sw;
   mad::Nanos sma_busy_until{0};  // the SMA serves one SMP at a time
@@ -102,7 +103,7 @@ struct SimNode {
 struct SimConfig {
   mad::Nanos hop_latency = std::chrono::nanoseconds(150);   // per link traversed
   mad::Nanos sma_latency = std::chrono::nanoseconds(2000);  // per SMP at an agent
-  double drop_rate = 0.0;  // fabric-wide MAD loss per link traversal
+  double drop_rate = 0.0;  // fabric-wide: the fraction of MADs lost (each MAD once)
   uint64_t seed = 1;       // for losses
   uint16_t lft_cap = 49152;  // LinearFDBCap of every switch (ibsim: 49152)
 };
@@ -152,6 +153,8 @@ class SimFabric {
   mad::Result<void> remove_node(NodeIdx node);
   // The node comes back as from a reboot: LFT empty, LIDs 0, links re-trained to Init.
   mad::Result<void> restore_node(NodeIdx node);
+  // A hung management agent: the node's links stay up, but SMPs to it or through it vanish.
+  mad::Result<void> set_silent(NodeIdx node, bool silent);
   void set_drop_rate(double rate) { cfg_.drop_rate = rate; }
   mad::Result<void> set_port_drop_rate(NodeIdx node, uint8_t port, double rate);
 

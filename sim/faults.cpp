@@ -141,6 +141,12 @@ mad::Result<void> SimFabric::restore_node(NodeIdx node) {
   return {};
 }
 
+mad::Result<void> SimFabric::set_silent(NodeIdx node, bool silent) {
+  if (node >= nodes_.size()) return mad::fail(mad::Errc::not_found, "no such node");
+  nodes_[node].silent = silent;
+  return {};
+}
+
 mad::Result<void> SimFabric::set_port_drop_rate(NodeIdx node, uint8_t port, double rate) {
   if (node >= nodes_.size() || port > nodes_[node].num_ports)
     return mad::fail(mad::Errc::not_found, "no such port");

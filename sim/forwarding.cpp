@@ -19,7 +19,7 @@ bool to_endpoint(const mad::Packet& p) {
 }  // namespace
 
 bool SimFabric::lost_on(const SimPort& a) {
-  double p = cfg_.drop_rate + a.drop_rate;
+  double p = a.drop_rate;
   if (a.peer != kNoNode) p += nodes_[a.peer].ports[a.peer_port].drop_rate;
   if (p <= 0.0) return false;
   if (rng_.uniform() >= p) return false;
@@ -32,7 +32,14 @@ bool SimFabric::owns_lid(const SimNode& n, uint8_t port, uint16_t lid) const {
   return p.lid != 0 && lid >= p.lid && lid < p.lid + (1u << p.lmc);
 }
 
-void SimFabric::arrive(Arrival a, mad::Nanos delay) { events_.push(clock_.now() + delay, std::move(a)); }
+void SimFabric::arrive(Arrival a, mad::Nanos delay) {
+  // The fabric-wide rate is per MAD, however many links it crosses.
+  if (cfg_.drop_rate > 0 && rng_.uniform() < cfg_.drop_rate) {
+    ++stats_.dropped_loss;
+    return;
+  }
+  events_.push(clock_.now() + delay, std::move(a));
+}
 
 void SimFabric::route(const mad::Packet& p, NodeIdx node, uint8_t port, uint16_t slid,
                       mad::Nanos delay) {
@@ -63,7 +70,7 @@ void SimFabric::route_directed(mad::Smp& smp, NodeIdx node, uint8_t port, mad::N
       const uint8_t out = smp.initial_path[static_cast<size_t>(i)];
       const bool may_send = n.is_switch() ? (out >= 1 && out <= n.num_ports)
                                           : (i == 1 && out == port);
-      if (!may_send || !n.present || !n.ports[out].link_up()) {
+      if (!may_send || !n.present || (n.silent && i > 1) || !n.ports[out].link_up()) {
         ++stats_.dropped_no_route;
         return;
       }
@@ -172,6 +179,10 @@ void SimFabric::deliver(Arrival& a) {
     }
     endpoints_[ep].inbox.push_back(std::move(a.pkt));
     ++stats_.delivered;
+    return;
+  }
+  if (n.silent) {
+    ++stats_.dropped_no_route;
     return;
   }
   auto smp = mad::decode_smp(a.pkt.mad);

@@ -27,15 +27,36 @@ void Programmer::fail(std::string what) {
   if (fail_log_.allow()) log_.error(501, "programming: {}", what);
 }
 
+void Programmer::pump() {
+  const auto& tx = client_.transactions();
+  while (next_ < work_.size() && tx.queued() == 0 &&
+         tx.outstanding() < static_cast<size_t>(tx.config().window))
+    issue(work_[next_++]);
+}
+
+void Programmer::issue(const Work& w) {
+  switch (w.kind) {
+    case Work::Kind::switch_info: set_switch_info(w.id); break;
+    case Work::Kind::lft_write: write_block(w.id, w.block); break;
+    case Work::Kind::lft_read: read_back(w.id, w.block); break;
+    case Work::Kind::port_set: set_port(w.id, 0); break;
+    case Work::Kind::activate: activate_port(w.id, 0); break;
+  }
+}
+
 void Programmer::end() {
-  if (--pending_ != 0) return;
+  --pending_;
+  pump();
+  if (pending_ != 0 || next_ < work_.size()) return;
   if (stage_ == 1) {
     stats_.stage1_ms = static_cast<double>(now_ns() - stage_start_ns_) / 1e6;
     stage_ = 2;
     stage_start_ns_ = now_ns();
-    begin();
+    work_.clear();
+    next_ = 0;
     for (size_t i = 0; i < jobs_.size(); ++i)
-      if (jobs_[i].activate) activate_port(i, 0);
+      if (jobs_[i].activate) work_.push_back(Work{Work::Kind::activate, static_cast<uint32_t>(i), 0});
+    begin();
     end();
     return;
   }
@@ -61,15 +82,17 @@ void Programmer::start(const Discovered& seen, const Topology& topo,
   stats_ = {};
   stage_ = 1;
   stage_start_ns_ = now_ns();
-  begin();
-  for (NodeId sw : topo.switches()) program_switch(sw);
+  work_.clear();
+  next_ = 0;
+  for (NodeId sw : topo.switches()) plan_switch(sw);
   plan_ports();
   for (size_t i = 0; i < jobs_.size(); ++i)
-    if (jobs_[i].configure) set_port(i, 0);
+    if (jobs_[i].configure) work_.push_back(Work{Work::Kind::port_set, static_cast<uint32_t>(i), 0});
+  begin();
   end();
 }
 
-void Programmer::program_switch(NodeId sw) {
+void Programmer::plan_switch(NodeId sw) {
   const Node& n = topo_->node(sw);
   const mad::SwitchInfo& si = seen_->switch_info[sw];
   const Lid read_lid = seen_->port_info[sw][0].lid;
@@ -90,22 +113,7 @@ void Programmer::program_switch(NodeId sw) {
   const uint16_t live_top = remembered ? 0 : si.linear_fdb_top.value();
   if (si.linear_fdb_top.value() != top || si.port_state_change ||
       si.life_time_value != policy_.switch_life_time) {
-    mad::SwitchInfo want = si;
-    want.linear_fdb_top = Lid(top);
-    want.life_time_value = policy_.switch_life_time;
-    want.port_state_change = true;  // writing 1 clears it
-    begin();
-    client_.set(n.path, mad::attr::switch_info, 0, mad::encode_attr(want),
-                [this, sw, top](mad::Result<mad::Smp> r) {
-                  if (r) {
-                    ++stats_.switch_info_sets;
-                    memory_[topo_->node(sw).guid].top = top;
-                  } else {
-                    fail(fmt::format("SwitchInfo Set on {} ({}): {}", topo_->node(sw).guid,
-                                     topo_->node(sw).description, r.error().message));
-                  }
-                  end();
-                });
+    work_.push_back(Work{Work::Kind::switch_info, sw, 0});
   } else {
     m.top = top;
   }
@@ -118,14 +126,33 @@ void Programmer::program_switch(NodeId sw) {
         const uint8_t w = from + i < want.size() ? want[from + i] : routing::kNoRoute;
         same = m.lft[from + i] == w;
       }
-      if (same) continue;
-      write_block(sw, b);
+      if (!same) work_.push_back(Work{Work::Kind::lft_write, sw, b});
     } else if (live_top != 0 && static_cast<size_t>(b) * 64 <= live_top) {
-      read_back(sw, b);
+      work_.push_back(Work{Work::Kind::lft_read, sw, b});
     } else {
-      write_block(sw, b);
+      work_.push_back(Work{Work::Kind::lft_write, sw, b});
     }
   }
+}
+
+void Programmer::set_switch_info(NodeId sw) {
+  const uint16_t top = tables_->max_lid().value();
+  mad::SwitchInfo want = seen_->switch_info[sw];
+  want.linear_fdb_top = Lid(top);
+  want.life_time_value = policy_.switch_life_time;
+  want.port_state_change = true;  // writing 1 clears it
+  begin();
+  client_.set(topo_->node(sw).path, mad::attr::switch_info, 0, mad::encode_attr(want),
+              [this, sw, top](mad::Result<mad::Smp> r) {
+                if (r) {
+                  ++stats_.switch_info_sets;
+                  memory_[topo_->node(sw).guid].top = top;
+                } else {
+                  fail(fmt::format("SwitchInfo Set on {} ({}): {}", topo_->node(sw).guid,
+                                   topo_->node(sw).description, r.error().message));
+                }
+                end();
+              });
 }
 
 void Programmer::read_back(NodeId sw, uint32_t block) {
@@ -246,7 +273,7 @@ void Programmer::plan_ports() {
 void Programmer::set_port(size_t j, int attempt) {
   const mad::DrPath path = topo_->path_to_port(jobs_[j].node, jobs_[j].port);
   begin();
-  client_.set(path, mad::attr::port_info, jobs_[j].port.value(), mad::encode_attr(jobs_[j].want),
+  client_.set_once(path, mad::attr::port_info, jobs_[j].port.value(), mad::encode_attr(jobs_[j].want),
               [this, j, attempt, path](mad::Result<mad::Smp> r) {
                 PortJob& job = jobs_[j];
                 const Node& n = topo_->node(job.node);
@@ -285,7 +312,7 @@ void Programmer::activate_port(size_t j, int attempt) {
   want.port_state = PortState::active;
   want.client_reregister = false;
   begin();
-  client_.set(path, mad::attr::port_info, jobs_[j].port.value(), mad::encode_attr(want),
+  client_.set_once(path, mad::attr::port_info, jobs_[j].port.value(), mad::encode_attr(want),
               [this, j, attempt, path](mad::Result<mad::Smp> r) {
                 const PortJob& job = jobs_[j];
                 const Node& n = topo_->node(job.node);

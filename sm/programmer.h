@@ -71,8 +71,19 @@ class Programmer {
     bool configure = false;   // needs the stage-1 Set
     bool activate = false;    // needs Armed -> Active in stage 2
   };
+  // Work is planned in full but handed to the transaction layer only as the window frees up,
+  // so 2.5 million LFT blocks never sit in a queue at once.
+  struct Work {
+    enum class Kind : uint8_t { switch_info, lft_write, lft_read, port_set, activate };
+    Kind kind;
+    uint32_t id;     // NodeId, or index into jobs_
+    uint32_t block;  // LFT block
+  };
+  void pump();
+  void issue(const Work& w);
   void plan_ports();
-  void program_switch(NodeId sw);
+  void plan_switch(NodeId sw);
+  void set_switch_info(NodeId sw);
   void write_block(NodeId sw, uint32_t block);
   void read_back(NodeId sw, uint32_t block);
   void set_port(size_t job, int attempt);
@@ -91,6 +102,8 @@ class Programmer {
   PortPolicy policy_;
   std::function<void()> done_;
   std::vector<PortJob> jobs_;
+  std::vector<Work> work_;
+  size_t next_ = 0;
   size_t pending_ = 0;
   int stage_ = 0;
   int64_t stage_start_ns_ = 0;
