@@ -7,6 +7,7 @@
 // not been reset since, read back when unknown, and assumed empty after a reset.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <unordered_map>
@@ -61,6 +62,14 @@ class Programmer {
   void start(const Discovered& seen, const Topology& topo, const routing::RoutingTables& tables,
              Lid sm_lid, const PortPolicy& policy, std::function<void()> done);
   const ProgramStats& stats() const { return stats_; }
+  // Stage 1 (tables and port configuration) or 2 (activation), and its planned items done.
+  struct Progress {
+    int stage = 0;
+    size_t done = 0, total = 0;
+  };
+  Progress progress() const {
+    return Progress{stage_, next_ - std::min(next_, pending_), work_.size()};
+  }
   bool ok() const { return stats_.failures == 0; }
 
  private:

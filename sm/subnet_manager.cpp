@@ -217,6 +217,14 @@ SubnetManager::Progress SubnetManager::progress() const {
   const auto& st = tx_.stats();
   Progress p;
   p.phase = phase_;
+  if (programmer_) {
+    const auto pp = programmer_->progress();
+    p.phase = pp.stage == 2 ? "activating ports" : "programming";
+    p.done = pp.done;
+    p.total = pp.total;
+    return p;
+  }
+  // Discovery cannot know how much is left: what is known so far is the total.
   p.done = (st.answered + st.timed_out) - (mads_at_start_.answered + mads_at_start_.timed_out);
   p.total = p.done + tx_.outstanding() + tx_.queued();
   return p;

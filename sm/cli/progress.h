@@ -1,5 +1,6 @@
 // A one-line progress display on a terminal (phase and percentage, redrawn at most five
-// times a second); nothing at all when stderr is not a terminal.
+// times a second); nothing at all when stderr is not a terminal. Discovery's percentage is of
+// what is known so far, so it can step back as the walk finds more.
 #pragma once
 
 #include <fmt/format.h>
@@ -20,7 +21,7 @@ class Progress {
     if (!enabled_ || !due()) return;
     const auto p = m.progress();
     const double pct = p.total ? 100.0 * static_cast<double>(p.done) / static_cast<double>(p.total) : 0.0;
-    draw(fmt::format("{} {:3.0f}% ({} SMPs)", p.phase, pct, p.done));
+    draw(fmt::format("{} {:3.0f}% ({} of {})", p.phase, pct, p.done, p.total));
   }
   void phase(std::string_view what) {
     if (enabled_) draw(std::string(what));
