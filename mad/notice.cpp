@@ -1,0 +1,175 @@
+#include "mad/notice.h"
+
+#include <iterator>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "mad/byte_io.h"
+
+namespace mad {
+
+std::string_view trap_name(uint16_t n) {
+  switch (n) {
+    case trap::gid_in_service: return "GIDInService";
+    case trap::gid_out_of_service: return "GIDOutOfService";
+    case trap::mgid_created: return "MulticastGroupCreated";
+    case trap::mgid_deleted: return "MulticastGroupDeleted";
+    case trap::unpath: return "UnPath";
+    case trap::repath: return "RePath";
+    case trap::link_state_change: return "LinkStateChange";
+    case trap::link_integrity_threshold: return "LinkIntegrityThreshold";
+    case trap::buffer_overrun_threshold: return "BufferOverrunThreshold";
+    case trap::flow_control_watchdog: return "FlowControlUpdateWatchdog";
+    case trap::local_changes: return "LocalChanges";
+    case trap::system_image_guid_changed: return "SystemImageGUIDChanged";
+    case trap::bad_m_key: return "BadM_Key";
+    case trap::bad_p_key: return "BadP_Key";
+    case trap::bad_q_key: return "BadQ_Key";
+    case trap::bad_p_key_switch_port: return "BadP_KeySwitchExternalPort";
+    default: return "Unknown";
+  }
+}
+
+// Notice layout (IBA 1.3 vol 1 Table 149): byte 0 IsGeneric (7) and Type (6-0), 1-3
+// ProducerType/VendorID, 4-5 TrapNumber/DeviceID, 6-7 IssuerLID, 8-9 NoticeToggle (bit 15)
+// and NoticeCount, 10-63 DataDetails, 64-79 IssuerGID.
+namespace {
+constexpr size_t kDataDetailsOffset = 10;
+constexpr size_t kIssuerGidOffset = 64;
+}  // namespace
+
+void Notice::encode(std::span<uint8_t> out) const {
+  ByteWriter w(out);
+  w.write_u8(0, set_bits(set_bits(0, 7, 1, is_generic ? 1u : 0u), 0, 7, type));
+  w.write_be24(1, producer_or_vendor);
+  w.write_be16(4, trap_or_device_id);
+  w.write_be16(6, issuer_lid.value());
+  w.write_be16(8, static_cast<uint16_t>((toggle ? 0x8000u : 0u) | (count & 0x7FFFu)));
+  w.write_bytes(kDataDetailsOffset, data_details);
+  w.write_bytes(kIssuerGidOffset, issuer_gid);
+}
+
+Result<Notice> Notice::decode(std::span<const uint8_t> in) {
+  if (in.size() < kSize)
+    return fail(Errc::truncated, fmt::format("Notice needs {} bytes, got {}", kSize, in.size()));
+  ByteReader r(in);
+  Notice n;
+  const uint8_t b0 = r.read_u8(0);
+  n.is_generic = get_bits(b0, 7, 1) != 0;
+  n.type = get_bits(b0, 0, 7);
+  n.producer_or_vendor = r.read_be24(1);
+  n.trap_or_device_id = r.read_be16(4);
+  n.issuer_lid = Lid(r.read_be16(6));
+  const uint16_t tc = r.read_be16(8);
+  n.toggle = (tc & 0x8000u) != 0;
+  n.count = static_cast<uint16_t>(tc & 0x7FFFu);
+  r.read_bytes(kDataDetailsOffset, n.data_details);
+  r.read_bytes(kIssuerGidOffset, n.issuer_gid);
+  if (!r.ok()) return fail(Errc::truncated, "Notice truncated");
+  return n;
+}
+
+// DataDetails layouts (offsets relative to DataDetails), IBA 1.3 vol 1 Table 150:
+//   128:      LIDADDR at 0-1
+//   129-131:  LIDADDR at 2-3, PortNumber at 4
+//   144:      LIDADDR at 2-3, OtherLocalChanges bit 0 of byte 5, CapabilityMask at 6-9,
+//             change flags at 10-11, CapabilityMask2 at 12-13
+//   64-67:    GID at 6-21
+std::optional<Trap128> Notice::trap128() const {
+  if (!is_trap(trap::link_state_change)) return std::nullopt;
+  ByteReader r(data_details);
+  return Trap128{Lid(r.read_be16(0))};
+}
+
+std::optional<Trap129to131> Notice::trap129to131() const {
+  if (!is_trap(trap::link_integrity_threshold) && !is_trap(trap::buffer_overrun_threshold) &&
+      !is_trap(trap::flow_control_watchdog))
+    return std::nullopt;
+  ByteReader r(data_details);
+  return Trap129to131{Lid(r.read_be16(2)), PortNum(r.read_u8(4))};
+}
+
+std::optional<Trap144> Notice::trap144() const {
+  if (!is_trap(trap::local_changes)) return std::nullopt;
+  ByteReader r(data_details);
+  Trap144 t;
+  t.lid = Lid(r.read_be16(2));
+  t.other_local_changes = get_bits(r.read_u8(5), 0, 1) != 0;
+  t.capability_mask = r.read_be32(6);
+  t.change_flags = r.read_be16(10);
+  t.capability_mask2 = r.read_be16(12);
+  return t;
+}
+
+std::optional<TrapGid> Notice::trap_gid() const {
+  if (!is_generic || trap_or_device_id < trap::gid_in_service ||
+      trap_or_device_id > trap::mgid_deleted)
+    return std::nullopt;
+  TrapGid t;
+  ByteReader r(data_details);
+  r.read_bytes(6, t.gid);
+  return t;
+}
+
+Notice Notice::make_trap128(Lid issuer, Lid switch_lid) {
+  Notice n;
+  n.is_generic = true;
+  n.type = notice_type::urgent;
+  n.producer_or_vendor = producer_type::sw;
+  n.trap_or_device_id = trap::link_state_change;
+  n.issuer_lid = issuer;
+  ByteWriter w(n.data_details);
+  w.write_be16(0, switch_lid.value());
+  return n;
+}
+
+Notice Notice::make_trap144(Lid issuer, uint32_t producer, const Trap144& t) {
+  Notice n;
+  n.is_generic = true;
+  n.type = notice_type::info;
+  n.producer_or_vendor = producer;
+  n.trap_or_device_id = trap::local_changes;
+  n.issuer_lid = issuer;
+  ByteWriter w(n.data_details);
+  w.write_be16(2, t.lid.value());
+  w.write_u8(5, t.other_local_changes ? 1 : 0);
+  w.write_be32(6, t.capability_mask);
+  w.write_be16(10, t.change_flags);
+  w.write_be16(12, t.capability_mask2);
+  return n;
+}
+
+std::string Notice::to_string() const {
+  std::string s;
+  auto out = std::back_inserter(s);
+  fmt::format_to(out, "IsGeneric: {}\n", is_generic ? 1 : 0);
+  fmt::format_to(out, "Type: {}\n", type);
+  if (is_generic) {
+    fmt::format_to(out, "ProducerType: {}\n", producer_or_vendor);
+    fmt::format_to(out, "TrapNumber: {} ({})\n", trap_or_device_id, trap_name(trap_or_device_id));
+  } else {
+    fmt::format_to(out, "VendorID: 0x{:06x}\n", producer_or_vendor);
+    fmt::format_to(out, "DeviceID: 0x{:04x}\n", trap_or_device_id);
+  }
+  fmt::format_to(out, "IssuerLID: {}\n", issuer_lid);
+  fmt::format_to(out, "NoticeToggle: {}\n", toggle ? 1 : 0);
+  fmt::format_to(out, "NoticeCount: {}\n", count);
+  if (auto t = trap128()) {
+    fmt::format_to(out, "LIDADDR: {}\n", t->lid);
+  } else if (auto t2 = trap129to131()) {
+    fmt::format_to(out, "LIDADDR: {}\nPortNumber: {}\n", t2->lid, t2->port);
+  } else if (auto t3 = trap144()) {
+    fmt::format_to(out, "LIDADDR: {}\n", t3->lid);
+    fmt::format_to(out, "OtherLocalChanges: {}\n", t3->other_local_changes ? 1 : 0);
+    fmt::format_to(out, "CapabilityMask: 0x{:08x}\n", t3->capability_mask);
+    fmt::format_to(out, "ChangeFlags: 0x{:04x}\n", t3->change_flags);
+    fmt::format_to(out, "CapabilityMask2: 0x{:04x}\n", t3->capability_mask2);
+  } else {
+    fmt::format_to(out, "DataDetails: {:02x}\n", fmt::join(data_details, ""));
+  }
+  fmt::format_to(out, "IssuerGID: {:02x}", fmt::join(issuer_gid, ""));
+  return s;
+}
+
+}  // namespace mad

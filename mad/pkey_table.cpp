@@ -1,0 +1,35 @@
+#include "mad/pkey_table.h"
+
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "mad/byte_io.h"
+
+namespace mad {
+
+void PKeyTable::encode(std::span<uint8_t> out) const {
+  ByteWriter w(out);
+  for (size_t i = 0; i < kEntries; ++i) w.write_be16(2 * i, pkeys[i]);
+}
+
+Result<PKeyTable> PKeyTable::decode(std::span<const uint8_t> in) {
+  if (in.size() < kSize)
+    return fail(Errc::truncated,
+                fmt::format("P_KeyTable needs {} bytes, got {}", kSize, in.size()));
+  ByteReader r(in);
+  PKeyTable t;
+  for (size_t i = 0; i < kEntries; ++i) t.pkeys[i] = r.read_be16(2 * i);
+  if (!r.ok()) return fail(Errc::truncated, "P_KeyTable truncated");
+  return t;
+}
+
+std::string PKeyTable::to_string() const {
+  std::string s;
+  auto out = std::back_inserter(s);
+  for (size_t i = 0; i < kEntries; ++i) fmt::format_to(out, "P_Key{}: 0x{:04x}\n", i, pkeys[i]);
+  s.pop_back();
+  return s;
+}
+
+}  // namespace mad
