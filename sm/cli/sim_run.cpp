@@ -1,0 +1,71 @@
+#include "sm/cli/sim_run.h"
+
+#include <unistd.h>
+
+#include <chrono>
+
+#include "sim/sim_transport.h"
+#include "sm/cli/progress.h"
+#include "sm/event_loop.h"
+
+namespace cli {
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions& o) {
+  SimOutcome out;
+  out.engine = o.engine;
+  const auto t_build = std::chrono::steady_clock::now();
+  auto built = sim::SimFabric::build(spec, sim::SimConfig{.drop_rate = o.loss, .seed = o.seed});
+  if (!built) return std::unexpected(built.error());
+  sim::SimFabric& f = **built;
+  out.sm_node = o.sm_node.empty() ? (spec.nodes.empty() ? "" : spec.nodes.front().name) : o.sm_node;
+  auto at = f.find(out.sm_node);
+  if (!at) return mad::fail(mad::Errc::not_found, fmt::format("no node \"{}\" in the fabric", out.sm_node));
+  auto ep = f.attach(*at, f.node(*at).is_switch() ? 0 : 1);
+  if (!ep) return std::unexpected(ep.error());
+  f.set_is_sm(*ep, true);  // what opening the issm device does
+  out.build_s = seconds_since(t_build);
+
+  sim::SimTransport transport(f, *ep);
+  sm::Logger log(o.log_level);
+  sm::SmConfig cfg;
+  cfg.routing_engine = o.engine;
+  cfg.mads.window = o.window;
+  sm::SubnetManager manager(transport, cfg, log);
+  Progress progress(o.progress);
+  const auto t_sm = std::chrono::steady_clock::now();
+  manager.start();
+  auto loop = sm::run_loop(manager, transport, [&] {
+    progress.update(manager);
+    if (manager.sweeping()) return false;
+    return manager.subnet_up() || manager.sweeps() >= static_cast<uint64_t>(o.max_sweeps);
+  });
+  out.sm_s = seconds_since(t_sm);
+  if (!loop) return std::unexpected(loop.error());
+  progress.phase("verifying");
+  const auto t_verify = std::chrono::steady_clock::now();
+  out.verify = sim::verify_routing(f);
+  out.verify_s = seconds_since(t_verify);
+  if (o.metrics) {
+    progress.phase("measuring routes");
+    const auto t_metrics = std::chrono::steady_clock::now();
+    out.metrics = sim::measure_routing(f, sim::MetricsOptions{.keep_link_loads = o.link_loads});
+    out.metrics_s = seconds_since(t_metrics);
+    for (const sim::LinkLoad& l : out.metrics->links)
+      out.links.push_back(NamedLinkLoad{f.node(l.from).name, l.from_port, f.node(l.to).name,
+                                        l.to_port, l.routes});
+    out.metrics->links.clear();
+  }
+  progress.done();
+  out.up = manager.subnet_up();
+  out.sweep = manager.last_sweep();
+  out.mads = manager.mad_stats();
+  return out;
+}
+
+}  // namespace cli

@@ -1,0 +1,55 @@
+// One `fabricsm sim` run: a fresh simulated fabric, the SM on it until SUBNET UP, the
+// verifier, and (optionally) the routing metrics. `--compare` calls it once per engine.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mad/transactions.h"
+#include "sim/metrics.h"
+#include "sim/spec.h"
+#include "sim/verifier.h"
+#include "sm/log.h"
+#include "sm/subnet_manager.h"
+
+namespace cli {
+
+struct SimRunOptions {
+  std::string engine = "minhop";
+  std::string sm_node;  // empty: the first node, as ibsim
+  int window = 256;
+  double loss = 0.0;
+  uint64_t seed = 1;
+  int max_sweeps = 5;
+  bool metrics = false;
+  bool link_loads = false;
+  sm::Level log_level = sm::Level::warn;
+  bool progress = false;
+};
+
+struct NamedLinkLoad {
+  std::string from;
+  unsigned from_port;
+  std::string to;
+  unsigned to_port;
+  uint64_t routes;
+};
+
+struct SimOutcome {
+  std::string engine;     // as asked
+  std::string sm_node;
+  bool up = false;
+  sm::SweepReport sweep;  // the last sweep
+  mad::TransactionStats mads;
+  sim::VerifyReport verify;
+  std::optional<sim::MetricsReport> metrics;
+  std::vector<NamedLinkLoad> links;
+  double build_s = 0, sm_s = 0, verify_s = 0, metrics_s = 0;
+
+  bool ok() const { return up && verify.all_routed() && verify.ports_not_active == 0; }
+};
+
+mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions& opts);
+
+}  // namespace cli

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# `fabricsm sim` as a user runs it: exit codes, the JSON summary, --compare with --link-loads
+# and --plot (the SVG must render), and clear errors for bad input.
+set -euo pipefail
+fabricsm=$1
+shared=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# Default fabric, JSON summary with the documented keys.
+"$fabricsm" sim --json --log-level error > "$work/default.json" || fail "default fabric not up"
+python3 - "$work/default.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+for k in ("switches", "cas", "subnet_up", "pairs", "unrouted", "mads", "wall_s", "phases"):
+    assert k in j, f"missing key {k}"
+assert j["subnet_up"] is True and j["unrouted"] == 0, j
+assert j["switches"] == 320 and j["cas"] == 1024, j
+assert j["pairs"] == 1024 * 1023, j
+assert j["mads"]["sent"] > 0 and j["mads"]["lost"] == 0, j
+for p in ("discovery", "lids", "routing", "programming"):
+    assert j["phases"][p]["wall_ms"] >= 0, p
+PY
+
+# Two engines side by side with per-link loads and a plot.
+"$fabricsm" sim -t "$shared/topologies/ft3-r8.net" --compare minhop,ftree --json \
+  --link-loads "$work/loads.csv" --plot "$work/loads.svg" > "$work/cmp.json" || fail "compare run"
+python3 - "$work/cmp.json" "$work/loads.csv" <<'PY'
+import csv, json, sys
+j = json.load(open(sys.argv[1]))
+engines = {e["routing"]: e for e in j["engines"]}
+assert set(engines) == {"minhop", "ftree"}, engines.keys()
+for e in engines.values():
+    m = e["metrics"]
+    assert e["unrouted"] == 0 and m["deadlock_free"] is True, e
+links = engines["ftree"]["metrics"]["switch_links"]
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(rows) == 2 * links, (len(rows), links)
+for eng in ("minhop", "ftree"):
+    mx = max(int(r["routes"]) for r in rows if r["engine"] == eng)
+    assert mx == engines[eng]["metrics"]["max_link_load"], (eng, mx)
+PY
+rsvg-convert "$work/loads.svg" -o "$work/loads.png" || fail "the SVG does not render"
+[ "$(stat -c %s "$work/loads.png")" -gt 2000 ] || fail "rendered PNG is suspiciously small"
+grep -q "minhop (max" "$work/loads.svg" || fail "legend missing"
+
+# Bad input: clear messages, no crash.
+set +e
+"$fabricsm" sim --routing nosuch > /dev/null 2> "$work/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "unknown routing engine 'nosuch'" "$work/err" || fail "bad engine: rc $rc $(cat "$work/err")"
+printf 'Switch 4 "S1"\n[1] "H1"[1]\n[9] "H2"[1]\n' > "$work/bad.net"
+"$fabricsm" sim -t "$work/bad.net" > /dev/null 2> "$work/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "bad.net:3" "$work/err" || fail "bad net file: rc $rc $(cat "$work/err")"
+"$fabricsm" sim --fat-tree 3 > /dev/null 2> "$work/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "LEVELS,RADIX" "$work/err" || fail "bad --fat-tree: rc $rc"
+set -e
+echo "cli_sim: ok"
