@@ -2,234 +2,219 @@
 
 namespace sm {
 
-void Discovery::start(std::function<void()> done) {
+namespace {
+bool live(const mad::PortInfo& pi) {
+  return pi.phys_state == mad::PhysState::link_up && pi.port_state >= mad::PortState::init;
+}
+}  // namespace
+
+void Discovery::start_full(std::function<void()> done) {
   done_ = std::move(done);
+  full_ = true;
+  model_.clear();
   begin();
-  probe(mad::DrPath(), mad::Guid(), 0);
+  probe(DrPath(), Guid(), 0);
+  end();
+}
+
+void Discovery::start_refresh(const std::vector<Guid>& switches, std::function<void()> done) {
+  done_ = std::move(done);
+  full_ = false;
+  begin();
+  for (Guid g : switches) refresh_node(g);
   end();
 }
 
 void Discovery::end() {
-  if (--pending_ == 0 && done_) {
-    auto d = std::move(done_);
-    done_ = nullptr;
-    d();
+  if (--pending_ != 0 || !done_) return;
+  // A node whose old route crossed a cable that is now gone: route around it and try again.
+  if (!retry_.empty() && !retried_) {
+    retried_ = true;
+    model_.recompute_paths();
+    std::vector<Guid> again;
+    again.swap(retry_);
+    begin();
+    for (Guid g : again) {
+      refreshed_.erase(g);
+      refresh_node(g);
+    }
+    end();
+    return;
   }
+  summary_.pruned = model_.prune_unreachable();
+  summary_.changed.assign(refreshed_.begin(), refreshed_.end());
+  if (failed_log_.suppressed())
+    log_.warn(205, "discovery: {} more unanswered SMPs not logged", failed_log_.suppressed());
+  auto d = std::move(done_);
+  done_ = nullptr;
+  d();
 }
 
 void Discovery::problem(std::string what) {
   log_.warn(201, "discovery: {}", what);
-  problems_.push_back(std::move(what));
+  summary_.problems.push_back(std::move(what));
 }
 
-void Discovery::probe(const mad::DrPath& path, mad::Guid from, uint8_t from_port) {
+void Discovery::probe(const DrPath& path, Guid from, uint8_t from_port) {
   begin();
-  ++smps_;
+  ++summary_.smps;
   client_.get(path, mad::attr::node_info, 0, [this, path, from, from_port](mad::Result<mad::Smp> r) {
-    if (r) {
-      if (auto ni = mad::decode_attr<mad::NodeInfo>(*r)) {
-        on_node_info(path, from, from_port, *ni);
-      } else {
-        problem(fmt::format("bad NodeInfo at {}: {}", path.str(), ni.error().message));
-      }
-    } else {
-      ++failed_;
-      if (!from.is_zero()) nodes_[by_guid_.at(from)].ports[from_port].probe_failed = true;
+    if (!r) {
+      ++summary_.unanswered;
       if (failed_log_.allow())
         log_.warn(202, "discovery: no NodeInfo at path {}: {}", path.str(), r.error().message);
+    } else if (auto ni = mad::decode_attr<mad::NodeInfo>(*r)) {
+      on_node_info(path, from, from_port, *ni);
+    } else {
+      problem(fmt::format("bad NodeInfo at {}: {}", path.str(), ni.error().message));
     }
     end();
   });
 }
 
-void Discovery::on_node_info(const mad::DrPath& path, mad::Guid from, uint8_t from_port,
-                             const mad::NodeInfo& ni) {
+void Discovery::on_node_info(const DrPath& path, Guid from, uint8_t from_port, const mad::NodeInfo& ni) {
   const uint8_t arrival = ni.local_port_num.value();
   if (ni.num_ports == 0 || arrival > ni.num_ports || (ni.node_type != mad::NodeType::sw && arrival == 0)) {
-    problem(fmt::format("node {} at {} reports port {} of {}", ni.node_guid, path.str(), arrival,
-                        ni.num_ports));
+    problem(fmt::format("node {} at {} reports port {} of {}", ni.node_guid, path.str(), arrival, ni.num_ports));
     return;
   }
-  auto [it, fresh] = by_guid_.emplace(ni.node_guid, nodes_.size());
-  const size_t idx = it->second;
+  FabricModel::NodeRec* n = model_.find(ni.node_guid);
+  const bool fresh = n == nullptr;
   if (fresh) {
-    NodeRec n;
-    n.info = ni;
-    n.path = path;
-    n.ports.resize(static_cast<size_t>(ni.num_ports) + 1);
-    nodes_.push_back(std::move(n));
-    if (path.empty()) {
-      sm_guid_ = ni.node_guid;
-      sm_port_ = arrival;
-    }
-  } else {
-    NodeRec& n = nodes_[idx];
-    if (n.info.node_type != ni.node_type || n.info.num_ports != ni.num_ports ||
-        n.info.system_image_guid != ni.system_image_guid) {
-      if (!n.duplicate)
-        problem(fmt::format("duplicate GUID {}: a {} with {} ports at {} and a {} with {} ports at {}",
-                            ni.node_guid, mad::node_type_name(n.info.node_type), n.info.num_ports,
-                            n.path.str(), mad::node_type_name(ni.node_type), ni.num_ports,
-                            path.str()));
-      n.duplicate = true;
+    n = model_.add(ni, path);
+    if (path.empty()) model_.set_sm(ni.node_guid, arrival);
+  } else if (n->info.node_type != ni.node_type || n->info.num_ports != ni.num_ports ||
+             n->info.system_image_guid != ni.system_image_guid) {
+    if (!n->duplicate)
+      problem(fmt::format("duplicate GUID {}: a {} with {} ports at {} and a {} with {} ports at {}",
+                          ni.node_guid, mad::node_type_name(n->info.node_type), n->info.num_ports,
+                          n->path.str(), mad::node_type_name(ni.node_type), ni.num_ports, path.str()));
+    n->duplicate = true;
+    return;
+  }
+  n->ports[arrival].guid = ni.port_guid;
+  if (!from.is_zero()) {
+    FabricModel::NodeRec* src = model_.find(from);
+    const bool was_linked = src && src->ports[from_port].linked();
+    if (!model_.link(from, from_port, ni.node_guid, arrival)) {
+      const auto& p = src->ports[from_port];
+      problem(fmt::format("port {}[{}] answers as {}[{}] but was seen cabled to {}[{}]", from, from_port,
+                          ni.node_guid, arrival, p.peer, p.peer_port));
       return;
     }
+    // A cable that just came back (or a known node seen anew): its far end changed state too,
+    // and the node may have been reset; read it again.
+    if (!full_ && !fresh && !was_linked) refresh_peer(ni.node_guid, arrival, path);
   }
-  nodes_[idx].ports[arrival].guid = ni.port_guid;
-  if (!from.is_zero()) link(by_guid_.at(from), from_port, idx, arrival);
-  if (fresh) read_node(idx);
-  // A CA port is its own entry point: read it by the route that reached it.
-  NodeRec& n = nodes_[idx];
-  if (n.info.node_type != mad::NodeType::sw && !n.ports[arrival].requested)
-    read_port(idx, arrival, path);
+  if (fresh) {
+    read_node(ni.node_guid, true);
+    if (!n->is_switch()) read_port(ni.node_guid, arrival, path);  // a CA port is read by its own route
+  } else if (!n->is_switch() && !n->ports[arrival].have_info) {
+    read_port(ni.node_guid, arrival, path);
+  }
 }
 
-void Discovery::link(size_t a, uint8_t pa, size_t b, uint8_t pb) {
-  PortRec& x = nodes_[a].ports[pa];
-  PortRec& y = nodes_[b].ports[pb];
-  const mad::Guid ga = nodes_[a].info.node_guid, gb = nodes_[b].info.node_guid;
-  auto clash = [&](const PortRec& p, mad::Guid want, uint8_t want_port) {
-    return !p.peer.is_zero() && (p.peer != want || p.peer_port != want_port);
-  };
-  if (clash(x, gb, pb) || clash(y, ga, pa)) {
-    problem(fmt::format("port {}[{}] answers as {}[{}] but was seen cabled to {}[{}]", ga, pa, gb,
-                        pb, x.peer.is_zero() ? gb : x.peer, x.peer.is_zero() ? pb : x.peer_port));
-    return;
-  }
-  x.peer = gb;
-  x.peer_port = pb;
-  y.peer = ga;
-  y.peer_port = pa;
+void Discovery::refresh_peer(Guid g, uint8_t port, const DrPath& via) {
+  const FabricModel::NodeRec* n = model_.find(g);
+  if (!n) return;
+  if (n->is_switch()) refresh_node(g);
+  else read_port(g, port, via);
 }
 
-void Discovery::read_node(size_t idx) {
-  const mad::DrPath path = nodes_[idx].path;
+void Discovery::refresh_node(Guid g) {
+  if (!refreshed_.insert(g).second) return;
+  const FabricModel::NodeRec* n = model_.find(g);
+  if (!n) return;
+  const DrPath path = n->path;
   begin();
-  ++smps_;
-  client_.get(path, mad::attr::node_description, 0, [this, idx](mad::Result<mad::Smp> r) {
-    if (r) {
-      if (auto d = mad::decode_attr<mad::NodeDescription>(*r)) nodes_[idx].description = d->text;
+  ++summary_.smps;
+  // Check the route still leads to this node before trusting what its ports say.
+  client_.get(path, mad::attr::node_info, 0, [this, g, path](mad::Result<mad::Smp> r) {
+    auto ni = r ? mad::decode_attr<mad::NodeInfo>(*r) : mad::Result<mad::NodeInfo>(std::unexpected(r.error()));
+    if (!ni || ni->node_guid != g) {
+      if (!retried_) {
+        retry_.push_back(g);
+      } else {
+        summary_.stale_path = true;
+        log_.info(206, "refresh: {} no longer answers at {}: a full sweep follows", g, path.str());
+      }
+    } else {
+      read_node(g, false);
     }
     end();
   });
-  if (nodes_[idx].info.node_type != mad::NodeType::sw) return;
+}
+
+void Discovery::read_node(Guid g, bool with_description) {
+  const FabricModel::NodeRec* n = model_.find(g);
+  const DrPath path = n->path;
+  if (with_description) {
+    begin();
+    ++summary_.smps;
+    client_.get(path, mad::attr::node_description, 0, [this, g](mad::Result<mad::Smp> r) {
+      if (r)
+        if (auto d = mad::decode_attr<mad::NodeDescription>(*r))
+          if (auto* node = model_.find(g)) node->description = d->text;
+      end();
+    });
+  }
+  if (!n->is_switch()) return;
   begin();
-  ++smps_;
-  client_.get(path, mad::attr::switch_info, 0, [this, idx](mad::Result<mad::Smp> r) {
+  ++summary_.smps;
+  client_.get(path, mad::attr::switch_info, 0, [this, g](mad::Result<mad::Smp> r) {
     if (r) {
-      if (auto si = mad::decode_attr<mad::SwitchInfo>(*r)) nodes_[idx].sw = *si;
-    } else if (failed_log_.allow()) {
-      log_.warn(203, "discovery: no SwitchInfo from {}: {}", nodes_[idx].info.node_guid,
-                r.error().message);
+      if (auto si = mad::decode_attr<mad::SwitchInfo>(*r))
+        if (auto* node = model_.find(g)) node->sw = *si;
+    } else {
+      ++summary_.unanswered;
+      if (failed_log_.allow()) log_.warn(203, "discovery: no SwitchInfo from {}: {}", g, r.error().message);
     }
     end();
   });
-  for (uint8_t p = 0; p <= nodes_[idx].info.num_ports; ++p) read_port(idx, p, path);
+  for (uint8_t p = 0; p <= n->info.num_ports; ++p) read_port(g, p, path);
 }
 
-void Discovery::read_port(size_t idx, uint8_t port, const mad::DrPath& path) {
-  nodes_[idx].ports[port].requested = true;
+void Discovery::read_port(Guid g, uint8_t port, const DrPath& path) {
   begin();
-  ++smps_;
-  client_.get(path, mad::attr::port_info, port, [this, idx, port, path](mad::Result<mad::Smp> r) {
+  ++summary_.smps;
+  client_.get(path, mad::attr::port_info, port, [this, g, port, path](mad::Result<mad::Smp> r) {
+    FabricModel::NodeRec* n = model_.find(g);
+    if (!n) {
+      end();
+      return;
+    }
     if (!r) {
-      ++failed_;
+      ++summary_.unanswered;
       if (failed_log_.allow())
-        log_.warn(204, "discovery: no PortInfo {}[{}]: {}", nodes_[idx].info.node_guid, port,
-                  r.error().message);
+        log_.warn(204, "discovery: no PortInfo {}[{}]: {}", g, port, r.error().message);
       end();
       return;
     }
     auto pi = mad::decode_attr<mad::PortInfo>(*r);
     if (!pi) {
-      problem(fmt::format("bad PortInfo from {}[{}]: {}", nodes_[idx].info.node_guid, port,
-                          pi.error().message));
+      problem(fmt::format("bad PortInfo from {}[{}]: {}", g, port, pi.error().message));
       end();
       return;
     }
-    NodeRec& n = nodes_[idx];
-    n.ports[port].have_info = true;
-    n.ports[port].info = *pi;
-    // Follow every live link out of a switch, and out of the SM's own port.
-    const bool live = pi->phys_state == mad::PhysState::link_up &&
-                      pi->port_state >= mad::PortState::init;
-    const bool forwards = n.info.node_type == mad::NodeType::sw
-                              ? port != 0
-                              : (path.empty() && port == sm_port_);
-    if (forwards && live && !path.full())
-      probe(path.extended(mad::PortNum(port)), n.info.node_guid, port);
+    FabricModel::PortRec& rec = n->ports[port];
+    const bool had = rec.have_info;
+    const mad::PortState before = rec.info.port_state;
+    rec.have_info = true;
+    rec.info = *pi;
+    const bool forwards = n->is_switch() ? port != 0 : (path.empty() && port == model_.sm_port());
+    if (forwards && !path.full()) {
+      const bool changed = had && (rec.linked() != live(*pi) || before != pi->port_state);
+      if (!full_ && changed) summary_.port_changes.emplace_back(g, port);
+      if (!live(*pi)) {
+        if (rec.linked()) model_.unlink(g, port);  // the cable is gone
+      } else if (!rec.linked() || !had || before != pi->port_state) {
+        // New, or changed under us (a flap, a reboot at the far end): look who is there now.
+        if (rec.linked() && !full_) model_.unlink(g, port);
+        probe(path.extended(mad::PortNum(port)), g, port);
+      }
+    }
     end();
   });
-}
-
-Discovered Discovery::take() {
-  TopologyBuilder b;
-  Discovered out;
-  for (NodeRec& n : nodes_) {
-    Node node;
-    node.guid = n.info.node_guid;
-    node.system_guid = n.info.system_image_guid;
-    node.type = n.info.node_type;
-    node.num_ports = n.info.num_ports;
-    node.device_id = n.info.device_id;
-    node.vendor_id = n.info.vendor_id;
-    node.revision = n.info.revision;
-    node.description = std::move(n.description);
-    if (node.type == mad::NodeType::sw) {
-      node.sw.lft_cap = n.sw.linear_fdb_cap;
-      node.sw.lft_top = n.sw.linear_fdb_top.value();
-      node.sw.mft_cap = n.sw.multicast_fdb_cap;
-      node.sw.lids_per_port = n.sw.lids_per_port;
-      node.sw.life_time = n.sw.life_time_value;
-      node.sw.enhanced_port0 = n.sw.enhanced_port0;
-      node.sw.port_state_change = n.sw.port_state_change;
-    }
-    std::vector<Port> ports(n.ports.size());
-    for (size_t p = 0; p < n.ports.size(); ++p) {
-      const PortRec& r = n.ports[p];
-      Port& q = ports[p];
-      q.guid = node.type == mad::NodeType::sw ? n.info.node_guid : r.guid;
-      if (!r.have_info) continue;
-      q.lid = r.info.lid;
-      q.lmc = r.info.lmc;
-      q.state = r.info.port_state;
-      q.phys = r.info.phys_state;
-      q.width_active = r.info.link_width_active;
-      q.speed_active = r.info.link_speed_active;
-      q.speed_ext_active = r.info.link_speed_ext_active;
-      q.mtu_cap = r.info.mtu_cap;
-      q.vl_cap = r.info.vl_cap;
-      q.sm_lid = r.info.master_sm_lid;
-    }
-    b.add_node(std::move(node), std::move(ports));
-  }
-  for (NodeRec& n : nodes_)
-    for (size_t p = 1; p < n.ports.size(); ++p) {
-      const PortRec& r = n.ports[p];
-      if (r.peer.is_zero() || n.info.node_guid > r.peer) continue;  // each link once
-      if (n.info.node_guid == r.peer && p > r.peer_port) continue;
-      b.add_link(n.info.node_guid, mad::PortNum(static_cast<uint8_t>(p)), r.peer,
-                 mad::PortNum(r.peer_port));
-    }
-  b.set_sm(sm_guid_, mad::PortNum(sm_port_));
-  out.topo = std::move(b).build();
-  out.port_info.resize(out.topo.node_count());
-  out.switch_info.resize(out.topo.node_count());
-  for (NodeRec& n : nodes_) {
-    const NodeId id = *out.topo.find(n.info.node_guid);
-    auto& pis = out.port_info[id];
-    pis.resize(n.ports.size());
-    for (size_t p = 0; p < n.ports.size(); ++p) pis[p] = n.ports[p].info;
-    out.switch_info[id] = n.sw;
-  }
-  out.problems = std::move(problems_);
-  out.unreachable = failed_;
-  out.smps = smps_;
-  if (failed_log_.suppressed())
-    log_.warn(205, "discovery: {} more unanswered SMPs not logged", failed_log_.suppressed());
-  nodes_.clear();
-  by_guid_.clear();
-  return out;
 }
 
 }  // namespace sm

@@ -1,82 +1,65 @@
-// Heavy-sweep discovery: a breadth-first walk of the subnet by directed-route SMPs from the
-// SM's own port, many in flight at once. Every node gives NodeInfo, NodeDescription and (for
-// switches) SwitchInfo; every port its PortInfo; every live switch port is probed with
-// NodeInfo, so links are seen from both ends. The result does not depend on the order
-// answers arrive in: nodes are sorted by GUID and paths made canonical (TopologyBuilder).
+// Discovery by directed-route SMPs, many in flight at once, into the FabricModel.
+//  - A full walk (heavy sweep) forgets the model and walks breadth-first from the SM's own
+//    port: NodeInfo, NodeDescription and SwitchInfo of every node, PortInfo of every port,
+//    and a NodeInfo probe through every live switch port, so cables are seen from both ends.
+//  - A refresh re-reads given switches (after a trap or a light sweep): cables whose ports
+//    went down are forgotten, ports that came up or changed state are probed, nodes never seen
+//    are walked into, and a neighbour whose link state changed is re-read too (it may have
+//    rebooted). Whatever the SM can no longer reach is pruned at the end.
+// The result does not depend on answer order: FabricModel::snapshot() sorts and canonicalises.
 #pragma once
 
 #include <functional>
 #include <string>
-#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
-#include "mad/attributes.h"
+#include "sm/fabric_model.h"
 #include "sm/log.h"
 #include "sm/smp_client.h"
-#include "sm/topology.h"
 
 namespace sm {
 
-// What discovery read, besides the Topology: the full attributes, for the programmer to
-// compare against what it wants.
-struct Discovered {
-  Topology topo;
-  std::vector<std::vector<mad::PortInfo>> port_info;  // [NodeId][port]; CA port 0 unused
-  std::vector<mad::SwitchInfo> switch_info;           // [NodeId]; CAs: default
-  std::vector<std::string> problems;                  // duplicate GUIDs, miswired ports, ...
-  uint64_t unreachable = 0;                           // probes that never answered
+struct WalkSummary {
   uint64_t smps = 0;
+  uint64_t unanswered = 0;
+  bool stale_path = false;          // a refresh could not reach a node it knew: sweep in full
+  std::vector<Guid> pruned;         // nodes dropped as unreachable
+  std::vector<Guid> changed;        // nodes re-read or found by a refresh
+  std::vector<std::pair<Guid, uint8_t>> port_changes;  // refresh: ports that went up or down
+  std::vector<std::string> problems;
 };
 
 class Discovery {
  public:
-  Discovery(SmpClient& client, Logger& log) : client_(client), log_(log) {}
+  Discovery(SmpClient& client, Logger& log, FabricModel& model)
+      : client_(client), log_(log), model_(model) {}
 
-  // Starts the walk; `done` runs once when every SMP has completed.
-  void start(std::function<void()> done);
-  // Moves the result out (after done).
-  Discovered take();
+  void start_full(std::function<void()> done);
+  void start_refresh(const std::vector<Guid>& switches, std::function<void()> done);
+  const WalkSummary& summary() const { return summary_; }
 
  private:
-  struct PortRec {
-    bool requested = false;
-    bool have_info = false;
-    bool probe_failed = false;
-    mad::Guid guid;          // as NodeInfo.PortGUID said when an SMP came in by this port
-    mad::PortInfo info;
-    mad::Guid peer;          // node GUID at the other end, when known
-    uint8_t peer_port = 0;
-  };
-  struct NodeRec {
-    mad::NodeInfo info;
-    std::string description;
-    mad::SwitchInfo sw;
-    mad::DrPath path;        // first route that reached it
-    std::vector<PortRec> ports;
-    bool duplicate = false;
-  };
-
-  void probe(const mad::DrPath& path, mad::Guid from, uint8_t from_port);
-  void on_node_info(const mad::DrPath& path, mad::Guid from, uint8_t from_port,
-                    const mad::NodeInfo& ni);
-  void read_node(size_t idx);
-  void read_port(size_t idx, uint8_t port, const mad::DrPath& path);
-  void link(size_t a, uint8_t pa, size_t b, uint8_t pb);
+  void probe(const DrPath& path, Guid from, uint8_t from_port);
+  void on_node_info(const DrPath& path, Guid from, uint8_t from_port, const mad::NodeInfo& ni);
+  void read_node(Guid g, bool with_description);
+  void read_port(Guid g, uint8_t port, const DrPath& path);
+  void refresh_node(Guid g);
+  void refresh_peer(Guid g, uint8_t port, const DrPath& via);
   void problem(std::string what);
   void begin() { ++pending_; }
   void end();
 
   SmpClient& client_;
   Logger& log_;
+  FabricModel& model_;
   std::function<void()> done_;
-  std::vector<NodeRec> nodes_;
-  std::unordered_map<mad::Guid, size_t> by_guid_;
-  mad::Guid sm_guid_;
-  uint8_t sm_port_ = 0;
+  bool full_ = true;
   size_t pending_ = 0;
-  uint64_t smps_ = 0;
-  uint64_t failed_ = 0;
-  std::vector<std::string> problems_;
+  std::unordered_set<Guid> refreshed_;
+  std::vector<Guid> retry_;   // refreshes whose route failed: tried once more over new routes
+  bool retried_ = false;
+  WalkSummary summary_;
   RateLimit failed_log_{10};
 };
 

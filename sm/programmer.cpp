@@ -22,6 +22,14 @@ bool same_config(const mad::PortInfo& a, const mad::PortInfo& b) {
 }
 }  // namespace
 
+void Programmer::record_port(NodeId node, PortNum port, const mad::Smp& answer) {
+  auto pi = mad::decode_attr<mad::PortInfo>(answer);
+  FabricModel::NodeRec* n = model_.find(topo_->node(node).guid);
+  if (!pi || !n || port.value() >= n->ports.size()) return;
+  n->ports[port.value()].info = *pi;
+  n->ports[port.value()].have_info = true;
+}
+
 void Programmer::fail(std::string what) {
   ++stats_.failures;
   if (fail_log_.allow()) log_.error(501, "programming: {}", what);
@@ -147,6 +155,8 @@ void Programmer::set_switch_info(NodeId sw) {
                 if (r) {
                   ++stats_.switch_info_sets;
                   memory_[topo_->node(sw).guid].top = top;
+                  if (auto si = mad::decode_attr<mad::SwitchInfo>(*r))
+                    if (auto* n = model_.find(topo_->node(sw).guid)) n->sw = *si;
                 } else {
                   fail(fmt::format("SwitchInfo Set on {} ({}): {}", topo_->node(sw).guid,
                                    topo_->node(sw).description, r.error().message));
@@ -279,6 +289,7 @@ void Programmer::set_port(size_t j, int attempt) {
                 const Node& n = topo_->node(job.node);
                 if (r) {
                   ++stats_.port_sets;
+                  record_port(job.node, job.port, *r);
                   if (job.want.client_reregister) ++stats_.client_reregisters;
                   if (n.is_switch() && job.port.value() == 0) memory_[n.guid].lid = job.want.lid;
                 } else if (attempt + 1 < kAttempts) {
@@ -293,8 +304,12 @@ void Programmer::set_port(size_t j, int attempt) {
                                 const bool landed = pi && pi->lid == jb.want.lid &&
                                                     (jb.want.port_state != PortState::armed ||
                                                      pi->port_state >= PortState::armed);
-                                if (landed) ++stats_.port_sets;
-                                else set_port(j, attempt + 1);
+                                if (landed) {
+                                  ++stats_.port_sets;
+                                  record_port(jb.node, jb.port, *g);
+                                } else {
+                                  set_port(j, attempt + 1);
+                                }
                                 end();
                               });
                 } else {
@@ -318,14 +333,19 @@ void Programmer::activate_port(size_t j, int attempt) {
                 const Node& n = topo_->node(job.node);
                 if (r) {
                   ++stats_.activations;
+                  record_port(job.node, job.port, *r);
                 } else if (attempt + 1 < kAttempts) {
                   begin();
                   client_.get(path, mad::attr::port_info, job.port.value(),
                               [this, j, attempt](mad::Result<mad::Smp> g) {
                                 auto pi = g ? mad::decode_attr<mad::PortInfo>(*g)
                                             : mad::Result<mad::PortInfo>(std::unexpected(g.error()));
-                                if (pi && pi->port_state == PortState::active) ++stats_.activations;
-                                else activate_port(j, attempt + 1);
+                                if (pi && pi->port_state == PortState::active) {
+                                  ++stats_.activations;
+                                  record_port(jobs_[j].node, jobs_[j].port, *g);
+                                } else {
+                                  activate_port(j, attempt + 1);
+                                }
                                 end();
                               });
                 } else {

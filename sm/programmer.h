@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "routing/tables.h"
-#include "sm/discovery.h"
+#include "sm/fabric_model.h"
 #include "sm/log.h"
 #include "sm/smp_client.h"
 
@@ -55,8 +55,10 @@ struct ProgramStats {
 
 class Programmer {
  public:
-  Programmer(SmpClient& client, Logger& log, LftMemory& memory)
-      : client_(client), log_(log), memory_(memory) {}
+  // `model` receives what every successful Set left in the hardware (its answer), so the
+  // next pass compares against the truth without reading it again.
+  Programmer(SmpClient& client, Logger& log, LftMemory& memory, FabricModel& model)
+      : client_(client), log_(log), memory_(memory), model_(model) {}
 
   // `topo` carries the LIDs to set; `seen` is what discovery read. Runs `done` at the end.
   void start(const Discovered& seen, const Topology& topo, const routing::RoutingTables& tables,
@@ -100,10 +102,12 @@ class Programmer {
   void begin() { ++pending_; }
   void end();
   void fail(std::string what);
+  void record_port(NodeId node, PortNum port, const mad::Smp& answer);
 
   SmpClient& client_;
   Logger& log_;
   LftMemory& memory_;
+  FabricModel& model_;
   const Discovered* seen_ = nullptr;
   const Topology* topo_ = nullptr;
   const routing::RoutingTables* tables_ = nullptr;

@@ -22,6 +22,10 @@ class SmpClient {
   void get(const mad::DrPath& path, uint16_t attr, uint32_t mod, Done done) {
     send(mad::make_dr_smp(mad::method::get, attr, mod, path), std::move(done), rounds_);
   }
+  // A Get whose silence is news in itself (light sweeps): one round of resends only.
+  void get_once(const mad::DrPath& path, uint16_t attr, uint32_t mod, Done done) {
+    send(mad::make_dr_smp(mad::method::get, attr, mod, path), std::move(done), 1);
+  }
   // A Set whose repetition does no harm (LFT blocks, SwitchInfo).
   void set(const mad::DrPath& path, uint16_t attr, uint32_t mod, const mad::SmpData& data,
            Done done) {

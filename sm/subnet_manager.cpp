@@ -24,52 +24,86 @@ SubnetManager::SubnetManager(mad::Transport& transport, SmConfig cfg, Logger& lo
 
 PhaseTime SubnetManager::since(int64_t w, mad::Nanos f) const {
   return PhaseTime{static_cast<double>(wall_ns() - w) / 1e6,
-                   static_cast<double>((transport_.clock().now() - f).count()) / 1e6};
+                   static_cast<double>((now() - f).count()) / 1e6};
 }
 
 void SubnetManager::start() {
   log_.info(101, "starting: routing {}, {} SMPs in flight, priority {}", cfg_.routing_engine,
             cfg_.mads.window, cfg_.priority);
-  heavy_sweep();
+  heavy_sweep("start");
 }
 
 void SubnetManager::request_sweep(std::string why) {
   log_.info(102, "heavy sweep requested: {}", why);
-  if (sweeping_) {
-    sweep_wanted_ = true;
-    return;
-  }
-  heavy_sweep();
+  heavy_wanted_ = true;
+  heavy_why_ = std::move(why);
+  if (!sweeping_) start_next_if_wanted();
 }
 
-void SubnetManager::heavy_sweep() {
+void SubnetManager::begin_sweep(bool heavy, std::string trigger) {
   sweeping_ = true;
-  sweep_wanted_ = false;
   retry_at_.reset();
   ++sweeps_;
   report_ = SweepReport{};
   report_.number = sweeps_;
+  report_.heavy = heavy;
+  report_.trigger = std::move(trigger);
   mads_at_start_ = tx_.stats();
   sweep_wall_ns_ = phase_wall_ns_ = wall_ns();
-  sweep_fabric_ = phase_fabric_ = transport_.clock().now();
-  phase_ = "discovery";
-  discovery_ = std::make_unique<Discovery>(client_, log_);
-  discovery_->start([this] { after_discovery(); });
+  sweep_fabric_ = phase_fabric_ = now();
+  phase_ = heavy ? "discovery" : "re-reading changed switches";
+}
+
+void SubnetManager::heavy_sweep(std::string trigger) {
+  heavy_wanted_ = false;
+  dirty_.clear();  // a full walk covers them
+  react_at_.reset();
+  begin_sweep(true, std::move(trigger));
+  discovery_ = std::make_unique<Discovery>(client_, log_, model_);
+  discovery_->start_full([this] { after_discovery(); });
+}
+
+void SubnetManager::incremental_sweep() {
+  std::vector<Guid> targets(dirty_.begin(), dirty_.end());
+  dirty_.clear();
+  react_at_.reset();
+  begin_sweep(false, std::exchange(dirty_why_, {}));
+  report_.refreshed = targets.size();
+  discovery_ = std::make_unique<Discovery>(client_, log_, model_);
+  discovery_->start_refresh(targets, [this] { after_discovery(); });
 }
 
 void SubnetManager::after_discovery() {
-  seen_ = discovery_->take();
+  const WalkSummary walk = discovery_->summary();
   discovery_.reset();
+  if (walk.stale_path) {  // the partial walk could not trust its routes: walk it all
+    sweeping_ = false;
+    --sweeps_;
+    heavy_sweep("routes changed under a partial sweep");
+    return;
+  }
+  note_port_changes(walk.port_changes);
+  seen_ = model_.snapshot();
   const Topology& t = seen_.topo;
   report_.discovery = since(phase_wall_ns_, phase_fabric_);
   report_.nodes = t.node_count();
   report_.switches = t.switches().size();
   report_.cas = t.cas().size();
   report_.links = t.link_count();
-  report_.problems = seen_.problems;
-  log_.info(201, "sweep {}: discovery: {} switches, {} CAs, {} links, {} SMPs, {} unanswered, {:.1f} ms",
-            sweeps_, report_.switches, report_.cas, report_.links, seen_.smps, seen_.unreachable,
-            report_.discovery.wall_ms);
+  report_.pruned = walk.pruned.size();
+  report_.problems = walk.problems;
+  if (report_.heavy)
+    log_.info(201, "sweep {}: discovery: {} switches, {} CAs, {} links, {} SMPs, {} unanswered, {:.1f} ms",
+              sweeps_, report_.switches, report_.cas, report_.links, walk.smps, walk.unanswered,
+              report_.discovery.wall_ms);
+  else
+    log_.info(207, "sweep {} ({}): re-read {} switch(es), {} node(s) re-read or found, {} gone, {} SMPs, {:.1f} ms",
+              sweeps_, report_.trigger, report_.refreshed, walk.changed.size(), walk.pruned.size(),
+              walk.smps, report_.discovery.wall_ms);
+  for (Guid g : walk.pruned) {
+    lft_memory_.erase(g);
+    log_.warn(208, "node {} is no longer reachable", g);
+  }
   if (t.sm_node() == kNoNode) {
     finish(false, "the SM's own port did not answer");
     return;
@@ -77,22 +111,25 @@ void SubnetManager::after_discovery() {
   port_guid_ = t.port(t.sm_node(), t.sm_port()).guid;
 
   phase_wall_ns_ = wall_ns();
-  phase_fabric_ = transport_.clock().now();
+  phase_fabric_ = now();
   LidAssignment partial;
   auto lids = lids_.assign(t, &partial);
   if (!lids) log_.error(301, "{}", lids.error().message);
   report_.lids = lids ? std::move(*lids) : std::move(partial);
   for (const std::string& note : report_.lids.notes) log_.warn(302, "LIDs: {}", note);
-  topo_ = t.with_lids(report_.lids.lids);
-  report_.max_lid = topo_.max_lid().value();
+  seen_.topo = t.with_lids(report_.lids.lids);
+  const Topology& topo = seen_.topo;
+  report_.max_lid = topo.max_lid().value();
   report_.lid_assignment = since(phase_wall_ns_, phase_fabric_);
-  log_.info(303, "sweep {}: LIDs: {} kept, {} restored, {} new, {} changed, max LID {}, {:.1f} ms",
-            sweeps_, report_.lids.kept, report_.lids.restored, report_.lids.fresh,
-            report_.lids.changed, report_.max_lid, report_.lid_assignment.wall_ms);
+  log_.log(report_.heavy || report_.lids.changed ? Level::info : Level::debug, 303,
+           "sweep {}: LIDs: {} kept, {} restored, {} new, {} changed, max LID {}, {:.1f} ms", sweeps_,
+           report_.lids.kept, report_.lids.restored, report_.lids.fresh, report_.lids.changed,
+           report_.max_lid, report_.lid_assignment.wall_ms);
 
   phase_wall_ns_ = wall_ns();
-  phase_fabric_ = transport_.clock().now();
-  auto routed = routing::compute_chain(cfg_.routing_engine, topo_, cfg_.routing);
+  phase_fabric_ = now();
+  phase_ = "routing";
+  auto routed = routing::compute_chain(cfg_.routing_engine, topo, cfg_.routing);
   report_.routing = since(phase_wall_ns_, phase_fabric_);
   if (!routed) {
     log_.error(401, "routing: {}", routed.error().message);
@@ -102,15 +139,15 @@ void SubnetManager::after_discovery() {
   for (const std::string& why : routed->passed_over) log_.warn(402, "routing: passed over {}", why);
   tables_ = std::move(routed->tables);
   report_.engine = routed->used;
-  log_.info(403, "sweep {}: routing: {} over {} switches, LIDs 1..{}, {:.1f} ms", sweeps_,
-            report_.engine, report_.switches, report_.max_lid, report_.routing.wall_ms);
+  log_.info(403, "sweep {}: routing: {} over {} switches, LIDs 1..{}, {:.1f} ms", sweeps_, report_.engine,
+            report_.switches, report_.max_lid, report_.routing.wall_ms);
 
   phase_wall_ns_ = wall_ns();
-  phase_fabric_ = transport_.clock().now();
-  const Lid sm_lid = topo_.port(topo_.sm_node(), topo_.sm_port()).lid;
+  phase_fabric_ = now();
   phase_ = "programming";
-  programmer_ = std::make_unique<Programmer>(client_, log_, lft_memory_);
-  programmer_->start(seen_, topo_, tables_, sm_lid, cfg_.ports, [this] { after_programming(); });
+  const Lid sm_lid = topo.port(topo.sm_node(), topo.sm_port()).lid;
+  programmer_ = std::make_unique<Programmer>(client_, log_, lft_memory_, model_);
+  programmer_->start(seen_, topo, tables_, sm_lid, cfg_.ports, [this] { after_programming(); });
 }
 
 void SubnetManager::after_programming() {
@@ -139,20 +176,81 @@ void SubnetManager::finish(bool up, std::string failure) {
   phase_ = "idle";
   if (up) {
     state_ = mad::SmState::master;
-    if (!up_) {
-      log_.info(104, "SUBNET UP: {} switches, {} CAs, {} SMPs, {:.1f} ms", report_.switches,
-                report_.cas, report_.smps_sent, report_.total.wall_ms);
-    } else {
-      log_.info(105, "sweep {} done: {} SMPs, {:.1f} ms", sweeps_, report_.smps_sent,
+    if (!up_)
+      log_.info(104, "SUBNET UP: {} switches, {} CAs, {} SMPs, {:.1f} ms", report_.switches, report_.cas,
+                report_.smps_sent, report_.total.wall_ms);
+    else
+      log_.info(105, "sweep {} done ({}): {} SMPs, {} LFT blocks, {:.1f} ms", sweeps_,
+                report_.heavy ? "heavy" : "incremental", report_.smps_sent, report_.program.lft_blocks_written,
                 report_.total.wall_ms);
-    }
     up_ = true;
   } else {
     log_.error(106, "sweep {} did not bring the subnet up: {}", sweeps_, report_.failure);
-    retry_at_ = transport_.clock().now() + cfg_.retry_interval;
+    retry_at_ = now() + cfg_.retry_interval;
   }
+  if (next_light_ <= now() && cfg_.sweep_interval.count() > 0) next_light_ = now() + cfg_.sweep_interval;
   if (on_sweep_done) on_sweep_done(report_);
-  if (sweep_wanted_) heavy_sweep();
+  start_next_if_wanted();
+}
+
+void SubnetManager::start_next_if_wanted() {
+  if (sweeping_) return;
+  if (heavy_wanted_) {
+    heavy_sweep(heavy_why_);
+  } else if (!dirty_.empty() && react_at_ && *react_at_ <= now()) {
+    incremental_sweep();
+  }
+}
+
+void SubnetManager::mark_dirty(Guid sw, std::string why) {
+  if (dirty_.empty()) dirty_why_ = std::move(why);
+  dirty_.insert(sw);
+  if (!react_at_) react_at_ = now() + cfg_.trap_coalesce;
+}
+
+void SubnetManager::note_port_changes(const std::vector<std::pair<Guid, uint8_t>>& changes) {
+  const mad::Nanos t = now();
+  for (const auto& key : changes) {
+    auto& times = flaps_[key];
+    times.push_back(t);
+    while (!times.empty() && times.front() < t - cfg_.flap_window) times.pop_front();
+    if (static_cast<int>(times.size()) >= cfg_.flap_threshold && flapping_.insert(key).second) {
+      const FabricModel::NodeRec* n = model_.find(key.first);
+      log_.warn(604, "port {}[{}] ({}) is flapping: {} state changes in {} s", key.first, key.second,
+                n ? n->description : "?", times.size(),
+                std::chrono::duration_cast<std::chrono::seconds>(cfg_.flap_window).count());
+    }
+  }
+  // Ports that calmed down may be reported again later.
+  for (auto it = flapping_.begin(); it != flapping_.end();) {
+    auto& times = flaps_[*it];
+    while (!times.empty() && times.front() < t - cfg_.flap_window) times.pop_front();
+    if (times.empty()) {
+      flaps_.erase(*it);
+      it = flapping_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void SubnetManager::start_light_sweep() {
+  std::vector<std::pair<Guid, DrPath>> switches;
+  for (NodeId id : seen_.topo.switches()) switches.emplace_back(seen_.topo.node(id).guid, seen_.topo.node(id).path);
+  light_ = std::make_unique<LightSweep>(client_);
+  light_->start(switches, [this] {
+    const LightSweep::Result r = light_->result();
+    light_.reset();
+    next_light_ = now() + cfg_.sweep_interval;
+    log_.debug(109, "light sweep: {} switches, {} changed, {} silent", r.smps, r.changed.size(), r.silent.size());
+    if (!r.silent.empty()) {  // gone, or its route is: only a full walk can tell
+      request_sweep(fmt::format("light sweep: {} switch(es) did not answer", r.silent.size()));
+      return;
+    }
+    for (Guid g : r.changed) mark_dirty(g, "light sweep: port state changed");
+    if (!r.changed.empty())
+      log_.info(110, "light sweep: {} switch(es) report port state changes", r.changed.size());
+  });
 }
 
 void SubnetManager::on_mad(const mad::Packet& p) {
@@ -207,10 +305,19 @@ void SubnetManager::on_trap(const mad::Packet& p, const mad::Smp& trap) {
     log_.warn(602, "malformed trap from LID {}: {}", p.addr.lid, notice.error().message);
     return;
   }
-  log_.info(603, "trap {} ({}) from LID {}", notice->trap_or_device_id,
-            mad::trap_name(notice->trap_or_device_id), notice->issuer_lid);
-  if (notice->is_trap(mad::trap::link_state_change) || notice->is_trap(mad::trap::local_changes))
-    request_sweep(fmt::format("trap {} from LID {}", notice->trap_or_device_id, notice->issuer_lid));
+  const uint16_t number = notice->trap_or_device_id;
+  log_.info(603, "trap {} ({}) from LID {}", number, mad::trap_name(number), notice->issuer_lid);
+  if (notice->is_trap(mad::trap::link_state_change)) {
+    const auto t128 = notice->trap128();
+    const Guid sw = model_.node_by_lid(t128 ? t128->lid : notice->issuer_lid);
+    if (sw.is_zero() || !model_.find(sw) || !model_.find(sw)->is_switch())
+      request_sweep(fmt::format("trap 128 from unknown LID {}", notice->issuer_lid));
+    else
+      mark_dirty(sw, fmt::format("trap 128 from LID {}", notice->issuer_lid));
+  } else if (notice->is_trap(mad::trap::local_changes)) {
+    // A CA's capabilities changed (an SM came or went, ...): nothing to re-route; HA listens.
+    log_.debug(605, "trap 144 from LID {}", notice->issuer_lid);
+  }
 }
 
 SubnetManager::Progress SubnetManager::progress() const {
@@ -232,12 +339,27 @@ SubnetManager::Progress SubnetManager::progress() const {
 
 void SubnetManager::on_tick() {
   tx_.on_tick();
-  if (retry_at_ && !sweeping_ && transport_.clock().now() >= *retry_at_) heavy_sweep();
+  if (sweeping_ || light_) return;
+  const mad::Nanos t = now();
+  if (retry_at_ && t >= *retry_at_) {
+    heavy_sweep("retry after a failed sweep");
+  } else if (!dirty_.empty() && react_at_ && t >= *react_at_) {
+    incremental_sweep();
+  } else if (up_ && cfg_.sweep_interval.count() > 0 && t >= next_light_) {
+    start_light_sweep();
+  }
 }
 
 std::optional<mad::Nanos> SubnetManager::next_deadline() const {
-  auto d = tx_.next_deadline();
-  if (retry_at_ && !sweeping_ && (!d || *retry_at_ < *d)) d = retry_at_;
+  std::optional<mad::Nanos> d = tx_.next_deadline();
+  auto consider = [&](std::optional<mad::Nanos> t) {
+    if (t && (!d || *t < *d)) d = t;
+  };
+  if (!sweeping_ && !light_) {
+    consider(retry_at_);
+    if (!dirty_.empty()) consider(react_at_);
+    if (up_ && cfg_.sweep_interval.count() > 0) consider(next_light_);
+  }
   return d;
 }
 

@@ -1,20 +1,29 @@
 // The SM itself, as a reactor: it never blocks. Its owner feeds it MADs (on_mad) and time
 // (on_tick) and asks when it next needs to wake (next_deadline); run_loop() in event_loop.h
-// does that over any Transport. A heavy sweep runs discovery -> LIDs -> routing ->
-// programming; the first one that leaves every port Active and every switch programmed logs
-// SUBNET UP.
+// does that over any Transport.
+//
+// A sweep runs discovery -> LIDs -> routing -> programming. A heavy sweep walks the whole
+// subnet (at start, after a failure, when a partial walk finds its routes stale); an
+// incremental sweep re-reads only the switches a trap or a light sweep pointed at, and the
+// programmer's diffs keep what is written to what changed. The first sweep that leaves every
+// port Active and every switch programmed logs SUBNET UP.
 #pragma once
 
+#include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "mad/sm_info.h"
 #include "mad/transactions.h"
 #include "routing/engine.h"
 #include "sm/discovery.h"
+#include "sm/fabric_model.h"
 #include "sm/lid_manager.h"
+#include "sm/light_sweep.h"
 #include "sm/log.h"
 #include "sm/programmer.h"
 #include "sm/smp_client.h"
@@ -30,10 +39,17 @@ struct SmConfig {
   uint64_t sm_key = 0;
   // After a sweep that did not bring everything up, try again after this long.
   mad::Nanos retry_interval = std::chrono::seconds(1);
+  // Light sweep (SwitchInfo of every switch, for port-state changes nobody trapped); 0 = off.
+  mad::Nanos sweep_interval = std::chrono::seconds(10);
+  // Traps arriving within this window are answered by one reaction.
+  mad::Nanos trap_coalesce = std::chrono::milliseconds(2);
+  // A port that changes state this often within `flap_window` is reported as flapping.
+  int flap_threshold = 5;
+  mad::Nanos flap_window = std::chrono::seconds(10);
 };
 
-// Wall-clock milliseconds (what the sweep cost) and virtual/transport milliseconds (how long
-// it took on the fabric's clock: the same as wall on real hardware).
+// Wall-clock milliseconds (what the sweep cost) and fabric milliseconds (how long it took on
+// the transport's clock: virtual in the simulator, the same as wall on real hardware).
 struct PhaseTime {
   double wall_ms = 0;
   double fabric_ms = 0;
@@ -41,9 +57,12 @@ struct PhaseTime {
 
 struct SweepReport {
   uint64_t number = 0;
+  bool heavy = true;
+  std::string trigger;  // what asked for it
   bool up = false;
   std::string failure;  // why it is not up
   size_t nodes = 0, switches = 0, cas = 0, links = 0;
+  size_t refreshed = 0, pruned = 0;  // incremental: switches re-read, nodes dropped
   uint16_t max_lid = 0;
   LidAssignment lids;
   std::string engine;
@@ -70,12 +89,12 @@ class SubnetManager {
   bool sweeping() const { return sweeping_; }
   uint64_t sweeps() const { return sweeps_; }
   const SweepReport& last_sweep() const { return report_; }
-  const Topology& topology() const { return topo_; }
+  const Topology& topology() const { return seen_.topo; }
   const routing::RoutingTables& tables() const { return tables_; }
   LidManager& lids() { return lids_; }
   mad::SmState state() const { return state_; }
   const mad::TransactionStats& mad_stats() const { return tx_.stats(); }
-  // For progress displays: the phase of the current sweep and its SMPs done / known so far.
+  // For progress displays: the phase of the current sweep and its work done / known so far.
   struct Progress {
     std::string_view phase;
     uint64_t done = 0;
@@ -86,13 +105,20 @@ class SubnetManager {
   std::function<void(const SweepReport&)> on_sweep_done;
 
  private:
-  void heavy_sweep();
+  void begin_sweep(bool heavy, std::string trigger);
+  void heavy_sweep(std::string trigger);
+  void incremental_sweep();
   void after_discovery();
   void after_programming();
   void finish(bool up, std::string failure);
+  void start_next_if_wanted();
   void answer_sm_info(const mad::Packet& p, const mad::Smp& req);
   void on_trap(const mad::Packet& p, const mad::Smp& trap);
+  void mark_dirty(Guid sw, std::string why);
+  void note_port_changes(const std::vector<std::pair<Guid, uint8_t>>& changes);
+  void start_light_sweep();
   PhaseTime since(int64_t wall_ns, mad::Nanos fabric) const;
+  mad::Nanos now() const { return transport_.clock().now(); }
 
   mad::Transport& transport_;
   SmConfig cfg_;
@@ -101,20 +127,28 @@ class SubnetManager {
   SmpClient client_;
   LidManager lids_;
   LftMemory lft_memory_;
+  FabricModel model_;
   std::unique_ptr<Discovery> discovery_;
   std::unique_ptr<Programmer> programmer_;
+  std::unique_ptr<LightSweep> light_;
   Discovered seen_;
-  Topology topo_;
   routing::RoutingTables tables_;
   SweepReport report_;
   std::string_view phase_ = "idle";
   mad::SmState state_ = mad::SmState::discovering;
-  mad::Guid port_guid_;
+  Guid port_guid_;
   uint32_t act_count_ = 0;
   bool up_ = false;
   bool sweeping_ = false;
-  bool sweep_wanted_ = false;
+  bool heavy_wanted_ = false;
+  std::string heavy_why_;
+  std::set<Guid> dirty_;                    // switches to re-read in the next reaction
+  std::string dirty_why_;
+  std::optional<mad::Nanos> react_at_;      // when the coalesced reaction runs
   std::optional<mad::Nanos> retry_at_;
+  mad::Nanos next_light_{0};
+  std::map<std::pair<Guid, uint8_t>, std::deque<mad::Nanos>> flaps_;
+  std::set<std::pair<Guid, uint8_t>> flapping_;  // reported, until they calm down
   uint64_t sweeps_ = 0;
   int64_t sweep_wall_ns_ = 0, phase_wall_ns_ = 0;
   mad::Nanos sweep_fabric_{0}, phase_fabric_{0};

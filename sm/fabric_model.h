@@ -1,0 +1,81 @@
+// What the SM knows of the fabric between sweeps, keyed by node GUID: every attribute it read
+// (NodeInfo, NodeDescription, SwitchInfo, PortInfo per port) and every cable. Discovery fills
+// it (in full on a heavy sweep, in part when a trap or a light sweep says something changed),
+// the programmer records what it wrote, and snapshot() turns it into the immutable Topology
+// that LIDs and routing work on.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "mad/attributes.h"
+#include "sm/topology.h"
+
+namespace sm {
+
+// A snapshot: the Topology plus the full attributes, indexed by its NodeIds.
+struct Discovered {
+  Topology topo;
+  std::vector<std::vector<mad::PortInfo>> port_info;  // [NodeId][port]; CA port 0 unused
+  std::vector<mad::SwitchInfo> switch_info;           // [NodeId]; CAs: default
+  std::vector<std::string> problems;                  // duplicate GUIDs, miswired ports, ...
+  uint64_t unreachable = 0;                           // probes that never answered
+  uint64_t smps = 0;
+};
+
+class FabricModel {
+ public:
+  struct PortRec {
+    bool have_info = false;
+    mad::PortInfo info;
+    Guid guid;          // NodeInfo.PortGUID when an SMP came in by this port
+    Guid peer;          // node at the other end, when known
+    uint8_t peer_port = 0;
+    bool linked() const { return !peer.is_zero(); }
+  };
+  struct NodeRec {
+    mad::NodeInfo info;
+    std::string description;
+    mad::SwitchInfo sw;
+    DrPath path;        // a route that reaches it (canonical after snapshot())
+    std::vector<PortRec> ports;
+    bool duplicate = false;
+    bool is_switch() const { return info.node_type == mad::NodeType::sw; }
+  };
+
+  void clear();
+  NodeRec* find(Guid g);
+  const NodeRec* find(Guid g) const;
+  // Adds a node seen for the first time; returns nullptr if the GUID is already there.
+  NodeRec* add(const mad::NodeInfo& ni, const DrPath& path);
+  // Records a cable; false (and nothing changed) when either port is cabled elsewhere.
+  bool link(Guid a, uint8_t pa, Guid b, uint8_t pb);
+  // Forgets the cable at a port (both ends).
+  void unlink(Guid node, uint8_t port);
+  // Drops every node the SM can no longer reach through live cables; returns them.
+  std::vector<Guid> prune_unreachable();
+  // Gives every reachable node its shortest, port-by-port smallest route over the cables known
+  // now (as snapshot() does, without building a Topology).
+  void recompute_paths();
+  void set_sm(Guid node, uint8_t port) {
+    sm_node_ = node;
+    sm_port_ = port;
+  }
+  Guid sm_node() const { return sm_node_; }
+  uint8_t sm_port() const { return sm_port_; }
+  size_t size() const { return nodes_.size(); }
+  // The node that holds a LID (CA port or switch port 0), from the last attributes read.
+  Guid node_by_lid(Lid lid) const;
+
+  // The Topology of what is known now (nodes sorted by GUID, canonical paths) with the
+  // attributes; the canonical paths are copied back so later partial walks use them.
+  Discovered snapshot();
+
+ private:
+  std::unordered_map<Guid, NodeRec> nodes_;
+  Guid sm_node_;
+  uint8_t sm_port_ = 0;
+};
+
+}  // namespace sm
