@@ -121,7 +121,7 @@ Guid FabricModel::node_by_lid(Lid lid) const {
   return Guid();
 }
 
-Discovered FabricModel::snapshot() {
+Topology FabricModel::snapshot() {
   TopologyBuilder b;
   for (const auto& [g, n] : nodes_) {
     Node node;
@@ -168,20 +168,9 @@ Discovered FabricModel::snapshot() {
       b.add_link(g, mad::PortNum(static_cast<uint8_t>(p)), r.peer, mad::PortNum(r.peer_port));
     }
   b.set_sm(sm_node_, mad::PortNum(sm_port_));
-  Discovered out;
-  out.topo = std::move(b).build();
-  out.port_info.resize(out.topo.node_count());
-  out.switch_info.resize(out.topo.node_count());
-  for (NodeId id = 0; id < out.topo.node_count(); ++id) {
-    const Node& node = out.topo.node(id);
-    NodeRec& n = nodes_.at(node.guid);
-    n.path = node.path;
-    auto& pis = out.port_info[id];
-    pis.resize(n.ports.size());
-    for (size_t p = 0; p < n.ports.size(); ++p) pis[p] = n.ports[p].info;
-    out.switch_info[id] = n.sw;
-  }
-  return out;
+  Topology topo = std::move(b).build();
+  for (const Node& node : topo.nodes()) nodes_.at(node.guid).path = node.path;
+  return topo;
 }
 
 }  // namespace sm

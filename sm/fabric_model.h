@@ -14,16 +14,6 @@
 
 namespace sm {
 
-// A snapshot: the Topology plus the full attributes, indexed by its NodeIds.
-struct Discovered {
-  Topology topo;
-  std::vector<std::vector<mad::PortInfo>> port_info;  // [NodeId][port]; CA port 0 unused
-  std::vector<mad::SwitchInfo> switch_info;           // [NodeId]; CAs: default
-  std::vector<std::string> problems;                  // duplicate GUIDs, miswired ports, ...
-  uint64_t unreachable = 0;                           // probes that never answered
-  uint64_t smps = 0;
-};
-
 class FabricModel {
  public:
   struct PortRec {
@@ -68,9 +58,9 @@ class FabricModel {
   // The node that holds a LID (CA port or switch port 0), from the last attributes read.
   Guid node_by_lid(Lid lid) const;
 
-  // The Topology of what is known now (nodes sorted by GUID, canonical paths) with the
-  // attributes; the canonical paths are copied back so later partial walks use them.
-  Discovered snapshot();
+  // The Topology of what is known now (nodes sorted by GUID, canonical paths); the canonical
+  // paths are copied back so later partial walks use them. The full attributes stay here.
+  Topology snapshot();
 
  private:
   std::unordered_map<Guid, NodeRec> nodes_;

@@ -22,6 +22,10 @@ bool same_config(const mad::PortInfo& a, const mad::PortInfo& b) {
 }
 }  // namespace
 
+const FabricModel::NodeRec& Programmer::record(NodeId id) const {
+  return *model_.find(topo_->node(id).guid);  // the topology was made from the model
+}
+
 void Programmer::record_port(NodeId node, PortNum port, const mad::Smp& answer) {
   auto pi = mad::decode_attr<mad::PortInfo>(answer);
   FabricModel::NodeRec* n = model_.find(topo_->node(node).guid);
@@ -78,10 +82,8 @@ void Programmer::end() {
   }
 }
 
-void Programmer::start(const Discovered& seen, const Topology& topo,
-                       const routing::RoutingTables& tables, Lid sm_lid, const PortPolicy& policy,
-                       std::function<void()> done) {
-  seen_ = &seen;
+void Programmer::start(const Topology& topo, const routing::RoutingTables& tables, Lid sm_lid,
+                       const PortPolicy& policy, std::function<void()> done) {
   topo_ = &topo;
   tables_ = &tables;
   sm_lid_ = sm_lid;
@@ -102,8 +104,9 @@ void Programmer::start(const Discovered& seen, const Topology& topo,
 
 void Programmer::plan_switch(NodeId sw) {
   const Node& n = topo_->node(sw);
-  const mad::SwitchInfo& si = seen_->switch_info[sw];
-  const Lid read_lid = seen_->port_info[sw][0].lid;
+  const FabricModel::NodeRec& rec = record(sw);
+  const mad::SwitchInfo& si = rec.sw;
+  const Lid read_lid = rec.ports[0].info.lid;
   const uint16_t top = tables_->max_lid().value();
   SwitchMemory& m = memory_[n.guid];
   const bool remembered = m.lid.is_unicast() && m.lid == read_lid &&
@@ -145,7 +148,7 @@ void Programmer::plan_switch(NodeId sw) {
 
 void Programmer::set_switch_info(NodeId sw) {
   const uint16_t top = tables_->max_lid().value();
-  mad::SwitchInfo want = seen_->switch_info[sw];
+  mad::SwitchInfo want = record(sw).sw;
   want.linear_fdb_top = Lid(top);
   want.life_time_value = policy_.switch_life_time;
   want.port_state_change = true;  // writing 1 clears it
@@ -219,10 +222,11 @@ void Programmer::plan_ports() {
   jobs_.clear();
   for (NodeId id = 0; id < topo_->node_count(); ++id) {
     const Node& n = topo_->node(id);
+    const FabricModel::NodeRec& rec = record(id);
     for (const Port& p : topo_->ports(id)) {
       const uint8_t pn = p.num.value();
       if (!n.is_switch() && (pn == 0 || p.guid.is_zero())) continue;  // not seen
-      const mad::PortInfo& read = seen_->port_info[id][pn];
+      const mad::PortInfo& read = rec.ports[pn].info;
       const bool addressable = !n.is_switch() || pn == 0;
       if (!addressable && !p.linked()) continue;
       PortJob job{id, p.num, read, false, false};
@@ -243,7 +247,7 @@ void Programmer::plan_ports() {
             (read.master_sm_lid != sm_lid_ || read.lid != p.lid);
       }
       if (p.linked()) {
-        const mad::PortInfo& peer = seen_->port_info[p.peer][p.peer_port.value()];
+        const mad::PortInfo& peer = record(p.peer).ports[p.peer_port.value()].info;
         if (read.mtu_cap && peer.mtu_cap) want.neighbor_mtu = std::min(read.mtu_cap, peer.mtu_cap);
         if (read.vl_cap && peer.vl_cap)
           want.operational_vls = std::min({read.vl_cap, peer.vl_cap, policy_.max_op_vls});

@@ -60,9 +60,10 @@ class Programmer {
   Programmer(SmpClient& client, Logger& log, LftMemory& memory, FabricModel& model)
       : client_(client), log_(log), memory_(memory), model_(model) {}
 
-  // `topo` carries the LIDs to set; `seen` is what discovery read. Runs `done` at the end.
-  void start(const Discovered& seen, const Topology& topo, const routing::RoutingTables& tables,
-             Lid sm_lid, const PortPolicy& policy, std::function<void()> done);
+  // `topo` (a snapshot of the model) carries the LIDs to set; what the hardware holds now is
+  // read from the model. Runs `done` at the end.
+  void start(const Topology& topo, const routing::RoutingTables& tables, Lid sm_lid,
+             const PortPolicy& policy, std::function<void()> done);
   const ProgramStats& stats() const { return stats_; }
   // Stage 1 (tables and port configuration) or 2 (activation), and its planned items done.
   struct Progress {
@@ -103,12 +104,12 @@ class Programmer {
   void end();
   void fail(std::string what);
   void record_port(NodeId node, PortNum port, const mad::Smp& answer);
+  const FabricModel::NodeRec& record(NodeId id) const;
 
   SmpClient& client_;
   Logger& log_;
   LftMemory& memory_;
   FabricModel& model_;
-  const Discovered* seen_ = nullptr;
   const Topology* topo_ = nullptr;
   const routing::RoutingTables* tables_ = nullptr;
   Lid sm_lid_;

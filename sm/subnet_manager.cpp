@@ -83,8 +83,8 @@ void SubnetManager::after_discovery() {
     return;
   }
   note_port_changes(walk.port_changes);
-  seen_ = model_.snapshot();
-  const Topology& t = seen_.topo;
+  topo_ = model_.snapshot();
+  const Topology& t = topo_;
   report_.discovery = since(phase_wall_ns_, phase_fabric_);
   report_.nodes = t.node_count();
   report_.switches = t.switches().size();
@@ -117,8 +117,8 @@ void SubnetManager::after_discovery() {
   if (!lids) log_.error(301, "{}", lids.error().message);
   report_.lids = lids ? std::move(*lids) : std::move(partial);
   for (const std::string& note : report_.lids.notes) log_.warn(302, "LIDs: {}", note);
-  seen_.topo = t.with_lids(report_.lids.lids);
-  const Topology& topo = seen_.topo;
+  topo_ = t.with_lids(report_.lids.lids);
+  const Topology& topo = topo_;
   report_.max_lid = topo.max_lid().value();
   report_.lid_assignment = since(phase_wall_ns_, phase_fabric_);
   log_.log(report_.heavy || report_.lids.changed ? Level::info : Level::debug, 303,
@@ -147,7 +147,7 @@ void SubnetManager::after_discovery() {
   phase_ = "programming";
   const Lid sm_lid = topo.port(topo.sm_node(), topo.sm_port()).lid;
   programmer_ = std::make_unique<Programmer>(client_, log_, lft_memory_, model_);
-  programmer_->start(seen_, topo, tables_, sm_lid, cfg_.ports, [this] { after_programming(); });
+  programmer_->start(topo, tables_, sm_lid, cfg_.ports, [this] { after_programming(); });
 }
 
 void SubnetManager::after_programming() {
@@ -236,7 +236,7 @@ void SubnetManager::note_port_changes(const std::vector<std::pair<Guid, uint8_t>
 
 void SubnetManager::start_light_sweep() {
   std::vector<std::pair<Guid, DrPath>> switches;
-  for (NodeId id : seen_.topo.switches()) switches.emplace_back(seen_.topo.node(id).guid, seen_.topo.node(id).path);
+  for (NodeId id : topo_.switches()) switches.emplace_back(topo_.node(id).guid, topo_.node(id).path);
   light_ = std::make_unique<LightSweep>(client_);
   light_->start(switches, [this] {
     const LightSweep::Result r = light_->result();

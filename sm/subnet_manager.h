@@ -89,7 +89,7 @@ class SubnetManager {
   bool sweeping() const { return sweeping_; }
   uint64_t sweeps() const { return sweeps_; }
   const SweepReport& last_sweep() const { return report_; }
-  const Topology& topology() const { return seen_.topo; }
+  const Topology& topology() const { return topo_; }
   const routing::RoutingTables& tables() const { return tables_; }
   LidManager& lids() { return lids_; }
   mad::SmState state() const { return state_; }
@@ -131,7 +131,7 @@ class SubnetManager {
   std::unique_ptr<Discovery> discovery_;
   std::unique_ptr<Programmer> programmer_;
   std::unique_ptr<LightSweep> light_;
-  Discovered seen_;
+  Topology topo_;
   routing::RoutingTables tables_;
   SweepReport report_;
   std::string_view phase_ = "idle";

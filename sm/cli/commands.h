@@ -6,5 +6,6 @@ namespace cli {
 
 int cmd_topo(int argc, char** argv);
 int cmd_sim(int argc, char** argv);
+int cmd_run(int argc, char** argv);
 
 }  // namespace cli

@@ -18,6 +18,7 @@ struct Command {
 
 const Command kCommands[] = {
     {"sim", cli::cmd_sim, "run the SM against the in-process simulated fabric"},
+    {"run", cli::cmd_run, "run the SM on a local InfiniBand port (libibumad; ibsim through its shim)"},
     {"topo", cli::cmd_topo, "generate, check or convert fabric topology files"},
 };
 
