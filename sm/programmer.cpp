@@ -1,6 +1,7 @@
 #include "sm/programmer.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 
 namespace sm {
@@ -21,6 +22,20 @@ bool same_config(const mad::PortInfo& a, const mad::PortInfo& b) {
          a.hoq_life == b.hoq_life && a.vl_stall_count == b.vl_stall_count;
 }
 }  // namespace
+
+uint64_t lft_block_hash(std::span<const uint8_t, 64> e) {
+  // Eight 64-bit words mixed by multiply-xorshift (no need for cryptographic strength: the
+  // only adversary is chance, and 2^-64 per compared block is far below a bit flip).
+  uint64_t h = 0x9E3779B97F4A7C15ULL;
+  for (size_t w = 0; w < 8; ++w) {
+    uint64_t v = 0;
+    for (size_t i = 0; i < 8; ++i) v |= static_cast<uint64_t>(e[w * 8 + i]) << (8 * i);
+    h ^= v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+    h *= 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 31;
+  }
+  return h | 1;
+}
 
 const FabricModel::NodeRec& Programmer::record(NodeId id) const {
   return *model_.find(topo_->node(id).guid);  // the topology was made from the model
@@ -102,6 +117,15 @@ void Programmer::start(const Topology& topo, const routing::RoutingTables& table
   end();
 }
 
+// The 64 entries of LFT block `b` as routing wants them (kNoRoute past the table's end).
+std::array<uint8_t, 64> Programmer::wanted_block(NodeId sw, uint32_t b) const {
+  std::array<uint8_t, 64> out;
+  const auto want = tables_->lft(sw);
+  const size_t from = static_cast<size_t>(b) * 64;
+  for (size_t i = 0; i < 64; ++i) out[i] = from + i < want.size() ? want[from + i] : routing::kNoRoute;
+  return out;
+}
+
 void Programmer::plan_switch(NodeId sw) {
   const Node& n = topo_->node(sw);
   const FabricModel::NodeRec& rec = record(sw);
@@ -112,13 +136,8 @@ void Programmer::plan_switch(NodeId sw) {
   const bool remembered = m.lid.is_unicast() && m.lid == read_lid &&
                           m.top == si.linear_fdb_top.value() && m.top != 0;
   const size_t blocks = static_cast<size_t>(top) / 64 + 1;
-  if (!remembered) {
-    m.known.assign(blocks, false);
-    m.lft.assign(blocks * 64, routing::kNoRoute);
-  } else if (m.known.size() < blocks) {
-    m.known.resize(blocks, false);
-    m.lft.resize(blocks * 64, routing::kNoRoute);
-  }
+  if (!remembered) m.block_hash.assign(blocks, 0);
+  else if (m.block_hash.size() < blocks) m.block_hash.resize(blocks, 0);
   // A switch whose table is unknown but live (LinearFDBTop > 0: another SM, or this one
   // before a restart) is read back first, so that blocks already right are not rewritten.
   const uint16_t live_top = remembered ? 0 : si.linear_fdb_top.value();
@@ -129,15 +148,9 @@ void Programmer::plan_switch(NodeId sw) {
     m.top = top;
   }
   for (uint32_t b = 0; b < blocks; ++b) {
-    if (m.known[b]) {
-      const auto want = tables_->lft(sw);
-      const size_t from = static_cast<size_t>(b) * 64;
-      bool same = true;
-      for (size_t i = 0; i < 64 && same; ++i) {
-        const uint8_t w = from + i < want.size() ? want[from + i] : routing::kNoRoute;
-        same = m.lft[from + i] == w;
-      }
-      if (!same) work_.push_back(Work{Work::Kind::lft_write, sw, b});
+    if (m.block_hash[b] != 0) {
+      if (m.block_hash[b] != lft_block_hash(wanted_block(sw, b)))
+        work_.push_back(Work{Work::Kind::lft_write, sw, b});
     } else if (live_top != 0 && static_cast<size_t>(b) * 64 <= live_top) {
       work_.push_back(Work{Work::Kind::lft_read, sw, b});
     } else {
@@ -173,20 +186,14 @@ void Programmer::read_back(NodeId sw, uint32_t block) {
   client_.get(topo_->node(sw).path, mad::attr::linear_fwd_table, block,
               [this, sw, block](mad::Result<mad::Smp> r) {
                 ++stats_.lft_blocks_read;
-                SwitchMemory& m = memory_[topo_->node(sw).guid];
-                const auto want = tables_->lft(sw);
-                const size_t from = static_cast<size_t>(block) * 64;
+                const auto want = wanted_block(sw, block);
                 bool same = false;
                 if (r) {
-                  auto t = mad::decode_attr<mad::LinearForwardingTable>(*r);
-                  if (t) {
-                    same = true;
-                    for (size_t i = 0; i < 64; ++i) {
-                      m.lft[from + i] = t->ports[i].value();
-                      const uint8_t w = from + i < want.size() ? want[from + i] : routing::kNoRoute;
-                      same = same && m.lft[from + i] == w;
-                    }
-                    m.known[block] = true;
+                  if (auto t = mad::decode_attr<mad::LinearForwardingTable>(*r)) {
+                    std::array<uint8_t, 64> held;
+                    for (size_t i = 0; i < 64; ++i) held[i] = t->ports[i].value();
+                    memory_[topo_->node(sw).guid].block_hash[block] = lft_block_hash(held);
+                    same = held == want;
                   }
                 }
                 if (!same) write_block(sw, block);
@@ -195,22 +202,18 @@ void Programmer::read_back(NodeId sw, uint32_t block) {
 }
 
 void Programmer::write_block(NodeId sw, uint32_t block) {
+  const auto want = wanted_block(sw, block);
   mad::LinearForwardingTable t;
-  const auto want = tables_->lft(sw);
-  const size_t from = static_cast<size_t>(block) * 64;
-  for (size_t i = 0; i < 64; ++i)
-    t.ports[i] = mad::PortNum(from + i < want.size() ? want[from + i] : routing::kNoRoute);
+  for (size_t i = 0; i < 64; ++i) t.ports[i] = mad::PortNum(want[i]);
   begin();
   client_.set(topo_->node(sw).path, mad::attr::linear_fwd_table, block, mad::encode_attr(t),
-              [this, sw, block, t](mad::Result<mad::Smp> r) {
+              [this, sw, block, hash = lft_block_hash(want)](mad::Result<mad::Smp> r) {
                 SwitchMemory& m = memory_[topo_->node(sw).guid];
                 if (r) {
                   ++stats_.lft_blocks_written;
-                  const size_t first = static_cast<size_t>(block) * 64;
-                  for (size_t i = 0; i < 64; ++i) m.lft[first + i] = t.ports[i].value();
-                  m.known[block] = true;
+                  m.block_hash[block] = hash;
                 } else {
-                  m.known[block] = false;
+                  m.block_hash[block] = 0;
                   fail(fmt::format("LFT block {} on {} ({}): {}", block, topo_->node(sw).guid,
                                    topo_->node(sw).description, r.error().message));
                 }

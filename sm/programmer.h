@@ -8,7 +8,9 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <functional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -33,13 +35,16 @@ struct PortPolicy {
   uint16_t m_key_lease = 0;
 };
 
-// The forwarding tables this SM knows each switch holds (by switch GUID).
+// What this SM knows each switch's LFT holds (by switch GUID): a hash of every 64-entry block
+// it wrote or read back (0 = unknown). Eight bytes a block, so the largest fabric's memory is
+// 20 MB, not 160, and the store can keep it across restarts.
 struct SwitchMemory {
-  Lid lid;                     // port-0 LID when written: a reset switch loses it
-  uint16_t top = 0;            // LinearFDBTop when written
-  std::vector<uint8_t> lft;    // entries; valid where `known`
-  std::vector<bool> known;     // per 64-LID block
+  Lid lid;                           // port-0 LID when written: a reset switch loses it
+  uint16_t top = 0;                  // LinearFDBTop when written
+  std::vector<uint64_t> block_hash;  // per block; 0 = unknown
 };
+// Never 0 (that means unknown).
+uint64_t lft_block_hash(std::span<const uint8_t, 64> entries);
 using LftMemory = std::unordered_map<Guid, SwitchMemory>;
 
 struct ProgramStats {
@@ -98,6 +103,7 @@ class Programmer {
   void set_switch_info(NodeId sw);
   void write_block(NodeId sw, uint32_t block);
   void read_back(NodeId sw, uint32_t block);
+  std::array<uint8_t, 64> wanted_block(NodeId sw, uint32_t block) const;
   void set_port(size_t job, int attempt);
   void activate_port(size_t job, int attempt);
   void begin() { ++pending_; }

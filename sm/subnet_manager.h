@@ -92,6 +92,9 @@ class SubnetManager {
   const Topology& topology() const { return topo_; }
   const routing::RoutingTables& tables() const { return tables_; }
   LidManager& lids() { return lids_; }
+  // What this SM believes each switch's LFT holds (the store saves and restores it).
+  LftMemory& lft_memory() { return lft_memory_; }
+  const FabricModel& model() const { return model_; }
   mad::SmState state() const { return state_; }
   const mad::TransactionStats& mad_stats() const { return tx_.stats(); }
   // For progress displays: the phase of the current sweep and its work done / known so far.
