@@ -2,6 +2,7 @@
 // them. The parser (netfile.h) and the generators produce it; SimFabric is built from it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,6 +30,8 @@ struct SpecNode {
   mad::Guid system_guid;     // 0 = the node GUID
   uint32_t vendor_id = 0;    // 0 = default
   uint16_t device_id = 0;    // 0 = default
+
+  bool operator==(const SpecNode&) const = default;
 };
 
 struct SpecLink {
@@ -39,16 +42,36 @@ struct SpecLink {
   uint8_t width = width::x4;
   uint8_t speed = speed::qdr;
   uint8_t speed_ext = speed::ext_none;
+
+  bool operator==(const SpecLink&) const = default;
 };
 
 struct FabricSpec {
   std::vector<SpecNode> nodes;
-  std::vector<SpecLink> links;  // each cable once
+  std::vector<SpecLink> links;  // each cable once (net-file order: see canonicalise_links)
+
+  bool operator==(const FabricSpec&) const = default;
 };
+
+// What a spec holds, by kind: for `fabricsm topo check` and for tests.
+struct SpecCounts {
+  size_t switches = 0, cas = 0, routers = 0;
+  size_t links = 0;
+  size_t switch_links = 0;  // links with a switch at both ends
+  size_t components = 0;    // subnets: pieces joined by switches (CAs and routers do not
+                            // forward, so a dual-rail CA can sit in two); 1 = one subnet
+};
+SpecCounts count_spec(const FabricSpec& spec);
+
+// Puts the links in the order a net file lists them, so equal fabrics compare equal: each
+// link's end (a, port_a) is the one whose (node index, port) comes first, links sorted by it.
+void canonicalise_links(FabricSpec& spec);
 
 // Gives every node whose GUID is 0 one, as ibsim 0.10 does, so the same file has the same
 // GUIDs in both simulators: switches from 0x200000 up, one GUID each (ports share it); CAs and
 // routers from 0x100000 up, node GUID = base and port p = base + p, reserving ports + 1 GUIDs.
+// (ibsim counts routers apart, from 0; write_netfile puts rtguid= before such routers, so a
+// written file still has these GUIDs in both simulators.)
 void assign_guids(FabricSpec& spec);
 
 // The GUID of port `p` of a node, by the rule above (switch ports share the node GUID).

@@ -251,17 +251,28 @@ int run_random(const std::string& prog, int argc, char** argv) {
   return finish(prog, sim::make_random(r), c);
 }
 
+// FILE, or standard input for "-".
+mad::Result<sim::FabricSpec> load(const std::string& file) {
+  if (file != "-") return sim::load_netfile(file);
+  std::string text;
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) text.append(buf, n);
+  if (std::ferror(stdin)) return mad::fail(mad::Errc::io, "<stdin>: read error");
+  return sim::parse_netfile(text, "<stdin>");
+}
+
 int run_check(const std::string& prog, int argc, char** argv) {
   constexpr std::string_view kArgs = "FILE [--guids]";
   std::string file;
   bool guids = false;
   po::options_description d("options");
-  d.add_options()("file", po::value(&file)->required(), "the net file")(
+  d.add_options()("file", po::value(&file)->required(), "the net file (- for stdin)")(
       "guids", po::bool_switch(&guids), "then list every node as: GUID name");
   po::positional_options_description pos;
   pos.add("file", 1);
   if (auto r = parse(prog, kArgs, argc, argv, d, &pos)) return *r;
-  auto spec = sim::load_netfile(file);
+  auto spec = load(file);
   if (!spec) {
     fmt::print(stderr, "{}\n", spec.error().message);
     return kExitFail;
@@ -270,7 +281,7 @@ int run_check(const std::string& prog, int argc, char** argv) {
   fmt::print("{}: {} switches, {} CAs, {} routers, {} links ({} switch-to-switch), {}\n", file,
              n.switches, n.cas, n.routers, n.links, n.switch_links,
              n.components == 1 ? std::string("connected")
-                               : fmt::format("{} disconnected pieces", n.components));
+                               : fmt::format("{} separate subnets", n.components));
   if (guids)
     for (const sim::SpecNode& node : spec->nodes) fmt::print("{:#x} {}\n", node.node_guid.value(), node.name);
   return 0;
@@ -281,12 +292,12 @@ int run_convert(const std::string& prog, int argc, char** argv) {
   std::string file;
   Common c;
   po::options_description d("options");
-  d.add_options()("file", po::value(&file)->required(), "the net file to rewrite");
+  d.add_options()("file", po::value(&file)->required(), "the net file to rewrite (- for stdin)");
   add_output(d, c);
   po::positional_options_description pos;
   pos.add("file", 1);
   if (auto r = parse(prog, kArgs, argc, argv, d, &pos)) return *r;
-  auto spec = sim::load_netfile(file);
+  auto spec = load(file);
   if (!spec) {
     fmt::print(stderr, "{}\n", spec.error().message);
     return kExitFail;
