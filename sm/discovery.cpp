@@ -28,16 +28,20 @@ void Discovery::start_refresh(const std::vector<Guid>& switches, std::function<v
 void Discovery::end() {
   if (--pending_ != 0 || !done_) return;
   // A node whose old route crossed a cable that is now gone: route around it and try again.
-  if (!retry_.empty() && !retried_) {
+  if ((!retry_.empty() || !retry_ports_.empty()) && !retried_) {
     retried_ = true;
     model_.recompute_paths();
     std::vector<Guid> again;
     again.swap(retry_);
+    std::vector<std::pair<Guid, uint8_t>> ports;
+    ports.swap(retry_ports_);
     begin();
     for (Guid g : again) {
       refreshed_.erase(g);
       refresh_node(g);
     }
+    for (const auto& [g, p] : ports)
+      if (const FabricModel::NodeRec* n = model_.find(g); n && n->is_switch()) read_port(g, p, n->path);
     end();
     return;
   }
@@ -184,9 +188,13 @@ void Discovery::read_port(Guid g, uint8_t port, const DrPath& path) {
       return;
     }
     if (!r) {
-      ++summary_.unanswered;
-      if (failed_log_.allow())
-        log_.warn(204, "discovery: no PortInfo {}[{}]: {}", g, port, r.error().message);
+      if (!full_ && !retried_ && n->is_switch()) {
+        retry_ports_.emplace_back(g, port);  // its route may cross what just broke
+      } else {
+        ++summary_.unanswered;
+        if (failed_log_.allow())
+          log_.warn(204, "discovery: no PortInfo {}[{}]: {}", g, port, r.error().message);
+      }
       end();
       return;
     }
@@ -206,7 +214,13 @@ void Discovery::read_port(Guid g, uint8_t port, const DrPath& path) {
       const bool changed = had && (rec.linked() != live(*pi) || before != pi->port_state);
       if (!full_ && changed) summary_.port_changes.emplace_back(g, port);
       if (!live(*pi)) {
-        if (rec.linked()) model_.unlink(g, port);  // the cable is gone
+        if (rec.linked()) {  // the cable is gone: its far end too, whose trap may be lost
+          const Guid peer = rec.peer;
+          const uint8_t peer_port = rec.peer_port;
+          model_.unlink(g, port);
+          const FabricModel::NodeRec* pn = model_.find(peer);
+          if (!full_ && pn && pn->is_switch()) read_port(peer, peer_port, pn->path);
+        }
       } else if (!rec.linked() || !had || before != pi->port_state) {
         // New, or changed under us (a flap, a reboot at the far end): look who is there now.
         if (rec.linked() && !full_) model_.unlink(g, port);

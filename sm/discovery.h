@@ -58,6 +58,7 @@ class Discovery {
   size_t pending_ = 0;
   std::unordered_set<Guid> refreshed_;
   std::vector<Guid> retry_;   // refreshes whose route failed: tried once more over new routes
+  std::vector<std::pair<Guid, uint8_t>> retry_ports_;  // switch ports likewise
   bool retried_ = false;
   WalkSummary summary_;
   RateLimit failed_log_{10};

@@ -94,6 +94,8 @@ class SubnetManager {
   LidManager& lids() { return lids_; }
   // What this SM believes each switch's LFT holds (the store saves and restores it).
   LftMemory& lft_memory() { return lft_memory_; }
+  const LftMemory& lft_memory() const { return lft_memory_; }
+  const LidMap& lids_map() const { return lids_.map(); }
   const FabricModel& model() const { return model_; }
   mad::SmState state() const { return state_; }
   const mad::TransactionStats& mad_stats() const { return tx_.stats(); }

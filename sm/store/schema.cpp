@@ -1,0 +1,74 @@
+#include "sm/store/schema.h"
+
+#include <fmt/format.h>
+
+namespace sm::store {
+
+const std::vector<std::string_view>& migrations() {
+  static const std::vector<std::string_view> m = {
+      // 0 -> 1: the fabric, the GUID -> LID map, programmed LFTs, sweeps, events.
+      R"sql(
+CREATE TABLE nodes (
+  guid INTEGER PRIMARY KEY, type INTEGER NOT NULL, num_ports INTEGER NOT NULL,
+  description TEXT NOT NULL, system_guid INTEGER NOT NULL, vendor_id INTEGER NOT NULL,
+  device_id INTEGER NOT NULL, first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
+  present INTEGER NOT NULL);
+CREATE TABLE ports (
+  node_guid INTEGER NOT NULL, port INTEGER NOT NULL, port_guid INTEGER NOT NULL,
+  lid INTEGER NOT NULL, lmc INTEGER NOT NULL, state INTEGER NOT NULL, phys INTEGER NOT NULL,
+  width INTEGER NOT NULL, speed INTEGER NOT NULL, speed_ext INTEGER NOT NULL,
+  PRIMARY KEY (node_guid, port)) WITHOUT ROWID;
+CREATE TABLE links (
+  a_guid INTEGER NOT NULL, a_port INTEGER NOT NULL, b_guid INTEGER NOT NULL,
+  b_port INTEGER NOT NULL, width INTEGER NOT NULL, speed INTEGER NOT NULL,
+  speed_ext INTEGER NOT NULL, state INTEGER NOT NULL,
+  PRIMARY KEY (a_guid, a_port)) WITHOUT ROWID;
+CREATE TABLE lids (
+  port_guid INTEGER PRIMARY KEY, lid INTEGER NOT NULL, lmc INTEGER NOT NULL,
+  first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL);
+CREATE TABLE switch_lfts (
+  switch_guid INTEGER PRIMARY KEY, lid INTEGER NOT NULL, top INTEGER NOT NULL,
+  lft BLOB NOT NULL, known BLOB NOT NULL, updated INTEGER NOT NULL);
+CREATE TABLE sweeps (
+  id INTEGER PRIMARY KEY, number INTEGER NOT NULL, started INTEGER NOT NULL,
+  heavy INTEGER NOT NULL, trigger TEXT NOT NULL, up INTEGER NOT NULL, failure TEXT NOT NULL,
+  switches INTEGER NOT NULL, cas INTEGER NOT NULL, links INTEGER NOT NULL,
+  max_lid INTEGER NOT NULL, engine TEXT NOT NULL, smps INTEGER NOT NULL,
+  retried INTEGER NOT NULL, timed_out INTEGER NOT NULL, lft_blocks INTEGER NOT NULL,
+  port_sets INTEGER NOT NULL, discovery_ms REAL NOT NULL, lids_ms REAL NOT NULL,
+  routing_ms REAL NOT NULL, programming_ms REAL NOT NULL, total_ms REAL NOT NULL);
+CREATE TABLE events (
+  id INTEGER PRIMARY KEY, time INTEGER NOT NULL, level TEXT NOT NULL,
+  code INTEGER NOT NULL, message TEXT NOT NULL);
+)sql",
+      // 1 -> 2: SM peers seen (HA), the sweep's pruned-node count, events by time.
+      R"sql(
+CREATE TABLE sm_peers (
+  guid INTEGER PRIMARY KEY, lid INTEGER NOT NULL, priority INTEGER NOT NULL,
+  state INTEGER NOT NULL, act_count INTEGER NOT NULL, sm_key_ok INTEGER NOT NULL,
+  first_seen INTEGER NOT NULL, last_heard INTEGER NOT NULL);
+ALTER TABLE sweeps ADD COLUMN pruned INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX events_by_time ON events (time);
+)sql",
+  };
+  return m;
+}
+
+mad::Result<void> migrate(Db& db, int from, int to) {
+  if (from > current_version())
+    return mad::fail(mad::Errc::unsupported,
+                     fmt::format("its schema version {} is newer than this fabricsm knows ({}); "
+                                 "refusing to touch it",
+                                 from, current_version()));
+  if (from >= to) return {};
+  auto tx = Transaction::begin(db);
+  if (!tx) return std::unexpected(tx.error());
+  for (int v = from; v < to; ++v)
+    if (auto r = db.exec(migrations()[static_cast<size_t>(v)]); !r)
+      return mad::fail(r.error().code, fmt::format("migration {} -> {}: {}", v, v + 1, r.error().message));
+  if (auto r = db.exec(fmt::format("PRAGMA application_id = {}; PRAGMA user_version = {};", kApplicationId, to)); !r)
+    return r;
+  return tx->commit();
+}
+
+}  // namespace sm::store

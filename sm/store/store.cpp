@@ -1,0 +1,365 @@
+#include "sm/store/store.h"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdio>
+#include <unordered_set>
+
+#include "sm/fabric_model.h"
+#include "sm/store/schema.h"
+
+namespace sm::store {
+
+namespace {
+
+// A row's content in 64 bits: commits compare it with what this process last wrote.
+struct RowHash {
+  uint64_t h = 0xCBF29CE484222325ULL;
+  RowHash& add(uint64_t v) {
+    h ^= v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+    h *= 0x100000001B3ULL;
+    return *this;
+  }
+  RowHash& add(std::string_view s) {
+    for (char c : s) add(static_cast<uint8_t>(c));
+    return add(s.size());
+  }
+};
+
+bool exists(const std::string& path) {
+  struct stat st{};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+// Why `db` is not a healthy fabricsm database, or "" when it is.
+std::string health(Db& db) {
+  auto check = db.prepare("PRAGMA quick_check");
+  if (!check) return check.error().message;
+  auto row = check->step();
+  if (!row) return row.error().message;
+  if (!*row || check->text(0) != "ok") return "integrity check failed: " + (*row ? check->text(0) : "");
+  auto app = db.scalar("PRAGMA application_id");
+  auto ver = db.scalar("PRAGMA user_version");
+  auto tables = db.scalar("SELECT count(*) FROM sqlite_master");
+  if (!app || !ver || !tables) return "unreadable header";
+  if (*app != kApplicationId && !(*app == 0 && *ver == 0 && *tables == 0))
+    return fmt::format("not a fabricsm database (application id 0x{:08x})", *app);
+  return "";
+}
+
+mad::Result<void> set_pragmas(Db& db) {
+  // WAL: `fabricsm show` reads while the daemon writes. FULL: a committed sweep survives
+  // power loss too, at one fsync per sweep.
+  return db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;");
+}
+
+}  // namespace
+
+struct Store::Prepared {
+  Stmt sweep, node, node_gone, node_seen, port, ports_of, link, link_del, lid, lid_seen, lft, event;
+};
+
+mad::Result<std::unique_ptr<Store>> Store::open(const OpenOptions& o, OpenReport* report) {
+  OpenReport rep;
+  auto finish = [&](Db db) -> mad::Result<std::unique_ptr<Store>> {
+    std::unique_ptr<Store> s(new Store(std::move(db), o.path));
+    if (!o.read_only)
+      if (auto r = s->prepare_all(); !r) return std::unexpected(r.error());
+    if (report) *report = rep;
+    return s;
+  };
+  if (o.read_only) {
+    auto db = Db::open(o.path, Db::Mode::read_only);
+    if (!db) return std::unexpected(db.error());
+    if (auto why = health(*db); !why.empty()) return mad::fail(mad::Errc::invalid, fmt::format("{}: {}", o.path, why));
+    auto ver = db->scalar("PRAGMA user_version");
+    if (!ver || *ver != current_version())
+      return mad::fail(mad::Errc::unsupported,
+                       fmt::format("{}: schema version {} (this fabricsm reads {}); let the daemon "
+                                   "open it once to upgrade it",
+                                   o.path, ver ? *ver : -1, current_version()));
+    rep.version = rep.from_version = static_cast<int>(*ver);
+    return finish(std::move(*db));
+  }
+
+  bool fresh = !exists(o.path);
+  if (!fresh) {
+    auto db = Db::open(o.path, Db::Mode::read_write);
+    std::string why = db ? health(*db) : db.error().message;
+    if (why.empty()) {
+      auto ver = db->scalar("PRAGMA user_version");
+      if (!ver) return std::unexpected(ver.error());
+      rep.from_version = static_cast<int>(*ver);
+      if (auto r = migrate(*db, rep.from_version); !r)
+        return mad::fail(r.error().code, fmt::format("{}: {}", o.path, r.error().message));
+      if (auto r = set_pragmas(*db); !r) return std::unexpected(r.error());
+      rep.version = current_version();
+      return finish(std::move(*db));
+    }
+    if (o.on_corrupt == OnCorrupt::refuse)
+      return mad::fail(mad::Errc::invalid,
+                       fmt::format("{}: {}; left as it is (set on_corrupt_db = fresh to keep it "
+                                   "aside and start from the fabric)",
+                                   o.path, why));
+    if (db) *db = Db();  // close before moving it
+    rep.set_aside = fmt::format("{}.corrupt-{}", o.path,
+                                std::chrono::duration_cast<std::chrono::seconds>(
+                                    std::chrono::system_clock::now().time_since_epoch()).count());
+    if (std::rename(o.path.c_str(), rep.set_aside.c_str()) != 0)
+      return mad::fail(mad::Errc::io, fmt::format("{}: {}; cannot move it aside to {}", o.path, why, rep.set_aside));
+    for (const char* ext : {"-wal", "-shm"})
+      (void)std::rename((o.path + ext).c_str(), (rep.set_aside + ext).c_str());
+    fresh = true;
+  }
+  auto db = Db::open(o.path, Db::Mode::read_write_create);
+  if (!db) return std::unexpected(db.error());
+  if (auto r = set_pragmas(*db); !r) return std::unexpected(r.error());
+  if (auto r = migrate(*db, 0); !r) return std::unexpected(r.error());
+  rep.created = true;
+  rep.version = current_version();
+  return finish(std::move(*db));
+}
+
+mad::Result<void> Store::prepare_all() {
+  auto p = std::make_shared<Prepared>();
+  struct Item {
+    Stmt* s;
+    const char* sql;
+  };
+  const Item items[] = {
+      {&p->sweep, "INSERT INTO sweeps (number, started, heavy, trigger, up, failure, switches, cas, links, "
+                  "max_lid, engine, smps, retried, timed_out, lft_blocks, port_sets, discovery_ms, lids_ms, "
+                  "routing_ms, programming_ms, total_ms, pruned) VALUES "
+                  "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22)"},
+      {&p->node, "INSERT INTO nodes VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?8,1) ON CONFLICT(guid) DO UPDATE SET "
+                 "type=?2, num_ports=?3, description=?4, system_guid=?5, vendor_id=?6, device_id=?7, "
+                 "last_seen=?8, present=1"},
+      {&p->node_gone, "UPDATE nodes SET present=0, last_seen=?2 WHERE guid=?1"},
+      {&p->node_seen, "UPDATE nodes SET last_seen=?1 WHERE present=1"},
+      {&p->port, "INSERT OR REPLACE INTO ports VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)"},
+      {&p->ports_of, "DELETE FROM ports WHERE node_guid=?1"},
+      {&p->link, "INSERT OR REPLACE INTO links VALUES (?1,?2,?3,?4,?5,?6,?7,?8)"},
+      {&p->link_del, "DELETE FROM links WHERE a_guid=?1 AND a_port=?2"},
+      {&p->lid, "INSERT INTO lids VALUES (?1,?2,?3,?4,?4) ON CONFLICT(port_guid) DO UPDATE SET "
+                "lid=?2, lmc=?3, last_seen=?4"},
+      {&p->lid_seen, "UPDATE lids SET last_seen=?1 WHERE port_guid IN "
+                     "(SELECT port_guid FROM ports WHERE port_guid != 0)"},
+      {&p->lft, "INSERT OR REPLACE INTO switch_lfts VALUES (?1,?2,?3,?4,?5,?6)"},
+      {&p->event, "INSERT INTO events (time, level, code, message) VALUES (?1,?2,?3,?4)"},
+  };
+  for (const Item& it : items) {
+    auto s = db_.prepare(it.sql);
+    if (!s) return std::unexpected(s.error());
+    *it.s = std::move(*s);
+  }
+  st_ = std::move(p);
+  return {};
+}
+
+mad::Result<LidMap> Store::load_lids() {
+  auto q = db_.prepare("SELECT port_guid, lid, lmc FROM lids");
+  if (!q) return std::unexpected(q.error());
+  LidMap m;
+  while (true) {
+    auto row = q->step();
+    if (!row) return std::unexpected(row.error());
+    if (!*row) break;
+    const uint64_t g = q->u64(0);
+    m[Guid(g)] = LidEntry{Lid(static_cast<uint16_t>(q->i64(1))), static_cast<uint8_t>(q->i64(2))};
+    lid_rows_[g] = RowHash().add(static_cast<uint64_t>(q->i64(1))).add(static_cast<uint64_t>(q->i64(2))).h;
+  }
+  return m;
+}
+
+mad::Result<LftMemory> Store::load_lft_memory() {
+  auto q = db_.prepare("SELECT switch_guid, lid, top, lft, known FROM switch_lfts");
+  if (!q) return std::unexpected(q.error());
+  LftMemory mem;
+  while (true) {
+    auto row = q->step();
+    if (!row) return std::unexpected(row.error());
+    if (!*row) break;
+    SwitchMemory m;
+    m.lid = Lid(static_cast<uint16_t>(q->i64(1)));
+    m.top = static_cast<uint16_t>(q->i64(2));
+    const auto lft = q->blob(3);
+    const auto known = q->blob(4);
+    const size_t blocks = lft.size() / 64;
+    m.block_hash.assign(blocks, 0);
+    RowHash rh;
+    rh.add(m.lid.value()).add(m.top);
+    for (size_t b = 0; b < blocks; ++b) {
+      if (b / 8 < known.size() && (known[b / 8] >> (b % 8)) & 1)
+        m.block_hash[b] = lft_block_hash(std::span<const uint8_t, 64>(lft.data() + b * 64, 64));
+      rh.add(m.block_hash[b]);
+    }
+    lft_rows_[q->u64(0)] = rh.h;
+    mem[Guid(q->u64(0))] = std::move(m);
+  }
+  return mem;
+}
+
+mad::Result<size_t> Store::write_events() {
+  for (const Event& e : events_)
+    if (auto r = st_->event.bind(1, e.time_ms).bind(2, e.level).bind(3, e.code).bind(4, e.message).run(); !r)
+      return std::unexpected(r.error());
+  const size_t n = events_.size();
+  events_.clear();
+  return n;
+}
+
+mad::Result<size_t> Store::flush_events() {
+  if (events_.empty()) return 0;
+  auto tx = Transaction::begin(db_);
+  if (!tx) return std::unexpected(tx.error());
+  auto n = write_events();
+  if (!n) return n;
+  if (auto r = tx->commit(); !r) return std::unexpected(r.error());
+  return n;
+}
+
+mad::Result<CommitStats> Store::commit(const SubnetManager& sm, int64_t now_ms) {
+  return commit_sweep(sm.last_sweep(), sm.topology(), sm.model(), sm.lids_map(), sm.lft_memory(), sm.tables(),
+                      now_ms);
+}
+
+mad::Result<CommitStats> Store::commit_sweep(const SweepReport& s, const Topology& topo, const FabricModel& model,
+                                             const LidMap& lids, const LftMemory& memory,
+                                             const routing::RoutingTables& tables, int64_t now_ms) {
+  const auto t0 = std::chrono::steady_clock::now();
+  CommitStats cs;
+  auto tx = Transaction::begin(db_);
+  if (!tx) return std::unexpected(tx.error());
+  Prepared& p = *st_;
+#define FSM_TRY(expr) \
+  if (auto r_ = (expr); !r_) return std::unexpected(r_.error())
+  FSM_TRY(p.sweep.bind(1, s.number).bind(2, now_ms - static_cast<int64_t>(s.total.wall_ms)).bind(3, s.heavy ? 1 : 0)
+              .bind(4, s.trigger).bind(5, s.up ? 1 : 0).bind(6, s.failure).bind(7, s.switches).bind(8, s.cas)
+              .bind(9, s.links).bind(10, s.max_lid).bind(11, s.engine).bind(12, s.smps_sent)
+              .bind(13, s.smps_retried).bind(14, s.smps_timed_out).bind(15, s.program.lft_blocks_written)
+              .bind(16, s.program.port_sets).bind(17, s.discovery.wall_ms).bind(18, s.lid_assignment.wall_ms)
+              .bind(19, s.routing.wall_ms).bind(20, s.programming.wall_ms).bind(21, s.total.wall_ms)
+              .bind(22, s.pruned).run());
+
+  // Nodes and their ports; nodes that left are kept, marked absent, their ports dropped.
+  std::unordered_set<uint64_t> present;
+  present.reserve(topo.node_count());
+  for (NodeId id = 0; id < topo.node_count(); ++id) {
+    const Node& n = topo.node(id);
+    const uint64_t g = n.guid.value();
+    present.insert(g);
+    const uint64_t h = RowHash().add(static_cast<uint64_t>(n.type)).add(n.num_ports).add(n.description)
+                           .add(n.system_guid.value()).add(n.vendor_id).add(n.device_id).h;
+    if (auto it = node_rows_.find(g); it == node_rows_.end() || it->second != h) {
+      FSM_TRY(p.node.bind(1, g).bind(2, static_cast<int>(n.type)).bind(3, n.num_ports).bind(4, n.description)
+                  .bind(5, n.system_guid.value()).bind(6, n.vendor_id).bind(7, n.device_id).bind(8, now_ms).run());
+      node_rows_[g] = h;
+      ++cs.nodes;
+    }
+    const FabricModel::NodeRec* rec = model.find(n.guid);
+    for (const Port& q : topo.ports(id)) {
+      if (!n.is_switch() && q.num.value() == 0) continue;
+      if (!rec || q.num.value() >= rec->ports.size() || !rec->ports[q.num.value()].have_info) continue;
+      const mad::PortInfo& pi = rec->ports[q.num.value()].info;  // as last read or written
+      const uint64_t key = g << 8 | q.num.value();
+      const uint64_t ph = RowHash().add(q.guid.value()).add(pi.lid.value()).add(pi.lmc)
+                              .add(static_cast<uint64_t>(pi.port_state)).add(static_cast<uint64_t>(pi.phys_state))
+                              .add(pi.link_width_active).add(pi.link_speed_active).add(pi.link_speed_ext_active).h;
+      if (auto it = port_rows_.find(key); it == port_rows_.end() || it->second != ph) {
+        FSM_TRY(p.port.bind(1, g).bind(2, q.num.value()).bind(3, q.guid.value()).bind(4, pi.lid.value())
+                    .bind(5, pi.lmc).bind(6, static_cast<int>(pi.port_state))
+                    .bind(7, static_cast<int>(pi.phys_state)).bind(8, pi.link_width_active)
+                    .bind(9, pi.link_speed_active).bind(10, pi.link_speed_ext_active).run());
+        port_rows_[key] = ph;
+        ++cs.ports;
+      }
+      if (!q.linked()) continue;
+      const uint64_t pg = topo.node(q.peer).guid.value();
+      if (pg < g || (pg == g && q.peer_port < q.num)) continue;  // each cable from its lower end
+      const uint64_t lh = RowHash().add(pg).add(q.peer_port.value()).add(pi.link_width_active)
+                              .add(pi.link_speed_active).add(pi.link_speed_ext_active)
+                              .add(static_cast<uint64_t>(pi.port_state)).h;
+      if (auto it = link_rows_.find(key); it != link_rows_.end() && it->second == lh) continue;
+      FSM_TRY(p.link.bind(1, g).bind(2, q.num.value()).bind(3, pg).bind(4, q.peer_port.value())
+                  .bind(5, pi.link_width_active).bind(6, pi.link_speed_active).bind(7, pi.link_speed_ext_active)
+                  .bind(8, static_cast<int>(pi.port_state)).run());
+      link_rows_[key] = lh;
+      ++cs.links;
+    }
+  }
+  // Links whose a-end port no longer carries them, and nodes that left.
+  for (auto it = link_rows_.begin(); it != link_rows_.end();) {
+    const Guid g(it->first >> 8);
+    const PortNum pn(static_cast<uint8_t>(it->first & 0xFF));
+    auto id = topo.find(g);
+    bool live = id && pn.value() <= topo.node(*id).num_ports && topo.port(*id, pn).linked();
+    if (live) {  // still cabled, and still recorded from this (the lower) end
+      const Port& q = topo.port(*id, pn);
+      const Guid pg = topo.node(q.peer).guid;
+      live = g < pg || (g == pg && pn < q.peer_port);
+    }
+    if (live) {
+      ++it;
+      continue;
+    }
+    FSM_TRY(p.link_del.bind(1, g.value()).bind(2, pn.value()).run());
+    ++cs.links;
+    it = link_rows_.erase(it);
+  }
+  for (auto it = node_rows_.begin(); it != node_rows_.end();) {
+    if (present.contains(it->first)) {
+      ++it;
+      continue;
+    }
+    FSM_TRY(p.node_gone.bind(1, it->first).bind(2, now_ms).run());
+    FSM_TRY(p.ports_of.bind(1, it->first).run());
+    for (auto pit = port_rows_.begin(); pit != port_rows_.end();)
+      pit = (pit->first >> 8) == it->first ? port_rows_.erase(pit) : std::next(pit);
+    ++cs.nodes;
+    it = node_rows_.erase(it);
+  }
+  // The GUID -> LID map (entries are kept for absent ports: they come back to the same LID).
+  for (const auto& [g, e] : lids) {
+    const uint64_t h = RowHash().add(e.lid.value()).add(e.lmc).h;
+    if (auto it = lid_rows_.find(g.value()); it != lid_rows_.end() && it->second == h) continue;
+    FSM_TRY(p.lid.bind(1, g.value()).bind(2, e.lid.value()).bind(3, e.lmc).bind(4, now_ms).run());
+    lid_rows_[g.value()] = h;
+    ++cs.lids;
+  }
+  if (s.heavy) {  // "last seen" moves once per heavy sweep, not on every small change
+    FSM_TRY(p.node_seen.bind(1, now_ms).run());
+    FSM_TRY(p.lid_seen.bind(1, now_ms).run());
+  }
+  // Programmed LFTs: the entries routing asked for, and which blocks are known written.
+  for (NodeId sw : topo.switches()) {
+    const Guid g = topo.node(sw).guid;
+    auto m = memory.find(g);
+    if (m == memory.end() || !tables.has_table(sw)) continue;
+    const SwitchMemory& mem = m->second;
+    RowHash rh;
+    rh.add(mem.lid.value()).add(mem.top);
+    for (uint64_t bh : mem.block_hash) rh.add(bh);
+    if (auto it = lft_rows_.find(g.value()); it != lft_rows_.end() && it->second == rh.h) continue;
+    const auto lft = tables.lft(sw);
+    std::vector<uint8_t> content(mem.block_hash.size() * 64, routing::kNoRoute);
+    std::copy_n(lft.begin(), std::min(lft.size(), content.size()), content.begin());
+    std::vector<uint8_t> known((mem.block_hash.size() + 7) / 8, 0);
+    for (size_t b = 0; b < mem.block_hash.size(); ++b)
+      if (mem.block_hash[b]) known[b / 8] = static_cast<uint8_t>(known[b / 8] | (1u << (b % 8)));
+    FSM_TRY(p.lft.bind(1, g.value()).bind(2, mem.lid.value()).bind(3, mem.top).bind_blob(4, content)
+                .bind_blob(5, known).bind(6, now_ms).run());
+    lft_rows_[g.value()] = rh.h;
+    ++cs.switches;
+  }
+  auto ev = write_events();
+  if (!ev) return std::unexpected(ev.error());
+  cs.events = *ev;
+  FSM_TRY(tx->commit());
+#undef FSM_TRY
+  cs.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return cs;
+}
+
+}  // namespace sm::store

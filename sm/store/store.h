@@ -1,0 +1,92 @@
+// The one module that owns fabricsm's SQLite database (WAL mode, versioned schema). The SM
+// never writes on the hot path of a sweep: everything a sweep changed goes in one transaction
+// after it (commit_sweep), and only rows that differ from what this process last wrote.
+// A restart or a takeover reads the GUID -> LID map and the programmed LFTs back.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "mad/error.h"
+#include "routing/tables.h"
+#include "sm/lid_manager.h"
+#include "sm/programmer.h"
+#include "sm/store/sqlite.h"
+#include "sm/subnet_manager.h"
+#include "sm/topology.h"
+
+namespace sm::store {
+
+enum class OnCorrupt { refuse, start_fresh };
+
+struct OpenOptions {
+  std::string path;
+  OnCorrupt on_corrupt = OnCorrupt::refuse;
+  bool read_only = false;  // `fabricsm show`: no migration, no writes
+};
+
+struct OpenReport {
+  bool created = false;
+  int from_version = 0;
+  int version = 0;
+  std::string set_aside;  // where a corrupt file was moved to
+};
+
+struct Event {
+  int64_t time_ms;
+  std::string level;  // error, warn, info
+  int code;
+  std::string message;
+};
+
+struct CommitStats {
+  size_t nodes = 0, ports = 0, links = 0, lids = 0, switches = 0, events = 0;  // rows written
+  double ms = 0;
+};
+
+class Store {
+ public:
+  // Opens (or creates) the database. A file that is not a healthy fabricsm database is
+  // refused with a clear error, or moved aside (never deleted) and replaced by a fresh one,
+  // as `on_corrupt` says. A newer schema is always refused and left untouched.
+  static mad::Result<std::unique_ptr<Store>> open(const OpenOptions& opts, OpenReport* report = nullptr);
+
+  mad::Result<LidMap> load_lids();
+  mad::Result<LftMemory> load_lft_memory();
+
+  // One transaction: the sweep, the fabric as it is now (structure from `topo`, port
+  // attributes as last read or written, from `model`), the LIDs, the programmed tables and
+  // the buffered events.
+  mad::Result<CommitStats> commit_sweep(const SweepReport& sweep, const Topology& topo,
+                                        const FabricModel& model, const LidMap& lids,
+                                        const LftMemory& memory, const routing::RoutingTables& tables,
+                                        int64_t now_ms);
+  // The same, with everything taken from the SM.
+  mad::Result<CommitStats> commit(const SubnetManager& sm, int64_t now_ms);
+  // Events are buffered (logging must not write to disk) and go out with the next commit,
+  // or with flush_events() when no sweep comes (a standby).
+  void add_event(Event e) { events_.push_back(std::move(e)); }
+  size_t pending_events() const { return events_.size(); }
+  mad::Result<size_t> flush_events();
+
+  Db& db() { return db_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  Store(Db db, std::string path) : db_(std::move(db)), path_(std::move(path)) {}
+  mad::Result<void> prepare_all();
+  mad::Result<size_t> write_events();
+
+  Db db_;
+  std::string path_;
+  std::vector<Event> events_;
+  // What this process last wrote, so a commit writes only rows that changed.
+  std::unordered_map<uint64_t, uint64_t> node_rows_, port_rows_, link_rows_, lft_rows_;
+  std::unordered_map<uint64_t, uint64_t> lid_rows_;
+  struct Prepared;
+  std::shared_ptr<Prepared> st_;
+};
+
+}  // namespace sm::store

@@ -1,0 +1,213 @@
+// The SQLite store: schema and migrations, refusal of newer/foreign/corrupt files, a sweep's
+// commit and what a restart reads back, and diff-only commits.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "sm/store/schema.h"
+#include "sm/store/store.h"
+#include "tests/sm/harness.h"
+
+using namespace smtest;
+namespace fs = std::filesystem;
+namespace st = sm::store;
+
+namespace {
+
+struct TempDir {
+  fs::path dir;
+  TempDir() {
+    char tmpl[] = "/tmp/fabricsm-store-XXXXXX";
+    dir = mkdtemp(tmpl);
+  }
+  ~TempDir() { fs::remove_all(dir); }
+  std::string file(const char* name) const { return (dir / name).string(); }
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), {}};
+}
+
+int64_t count(st::Store& s, const char* table) {
+  return *s.db().scalar(std::string("SELECT count(*) FROM ") + table);
+}
+
+// Brings a fabric up and commits its first sweep.
+std::unique_ptr<st::Store> commit_first(Run& r, const std::string& path) {
+  REQUIRE(r.until_idle());
+  auto s = st::Store::open({.path = path});
+  REQUIRE_MESSAGE(s, (s ? "" : s.error().message));
+  auto c = (*s)->commit(*r.sm, 1000);
+  REQUIRE_MESSAGE(c, (c ? "" : c.error().message));
+  return std::move(*s);
+}
+
+}  // namespace
+
+TEST_CASE("a new store has the current schema, WAL, and fabricsm's application id") {
+  TempDir t;
+  st::OpenReport rep;
+  auto s = st::Store::open({.path = t.file("a.db")}, &rep);
+  REQUIRE(s);
+  CHECK(rep.created);
+  CHECK(rep.version == st::current_version());
+  CHECK(*(*s)->db().scalar("PRAGMA user_version") == st::current_version());
+  CHECK(*(*s)->db().scalar("PRAGMA application_id") == st::kApplicationId);
+  auto mode = (*s)->db().prepare("PRAGMA journal_mode");
+  REQUIRE(mode);
+  REQUIRE(*mode->step());
+  CHECK(mode->text(0) == "wal");
+}
+
+TEST_CASE("an older schema is upgraded and keeps its data") {
+  TempDir t;
+  {
+    auto db = st::Db::open(t.file("old.db"), st::Db::Mode::read_write_create);
+    REQUIRE(db);
+    REQUIRE(st::migrate(*db, 0, 1));
+    REQUIRE(db->exec("INSERT INTO lids VALUES (4242, 17, 0, 1, 1)"));
+  }
+  st::OpenReport rep;
+  auto s = st::Store::open({.path = t.file("old.db")}, &rep);
+  REQUIRE(s);
+  CHECK(rep.from_version == 1);
+  CHECK(rep.version == st::current_version());
+  auto lids = (*s)->load_lids();
+  REQUIRE(lids);
+  CHECK(lids->at(sm::Guid(4242)).lid == sm::Lid(17));
+  CHECK(count(**s, "sm_peers") == 0);  // a table version 2 added
+}
+
+TEST_CASE("a newer schema is refused and left untouched") {
+  TempDir t;
+  { REQUIRE(st::Store::open({.path = t.file("new.db")})); }
+  {
+    auto db = st::Db::open(t.file("new.db"), st::Db::Mode::read_write);
+    REQUIRE(db->exec(fmt::format("PRAGMA user_version = {}", st::current_version() + 1)));
+  }
+  const std::string before = slurp(t.file("new.db"));
+  auto s = st::Store::open({.path = t.file("new.db"), .on_corrupt = st::OnCorrupt::start_fresh});
+  REQUIRE_FALSE(s);
+  CHECK(s.error().message.find("newer than this fabricsm") != std::string::npos);
+  CHECK(slurp(t.file("new.db")) == before);
+}
+
+TEST_CASE("a corrupt file is refused, or kept aside and replaced, as configured") {
+  TempDir t;
+  { std::ofstream(t.file("bad.db")) << "this is not an SQLite database, it is a grocery list\n"; }
+  const std::string before = slurp(t.file("bad.db"));
+  auto refused = st::Store::open({.path = t.file("bad.db")});
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message.find("bad.db") != std::string::npos);
+  CHECK(slurp(t.file("bad.db")) == before);
+
+  st::OpenReport rep;
+  auto fresh = st::Store::open({.path = t.file("bad.db"), .on_corrupt = st::OnCorrupt::start_fresh}, &rep);
+  REQUIRE(fresh);
+  CHECK(rep.created);
+  REQUIRE_FALSE(rep.set_aside.empty());
+  CHECK(slurp(rep.set_aside) == before);  // kept, never deleted
+}
+
+TEST_CASE("another program's SQLite database is not a fabricsm store") {
+  TempDir t;
+  {
+    auto db = st::Db::open(t.file("other.db"), st::Db::Mode::read_write_create);
+    REQUIRE(db->exec("PRAGMA application_id = 1234; CREATE TABLE recipes (name TEXT);"));
+  }
+  auto s = st::Store::open({.path = t.file("other.db")});
+  REQUIRE_FALSE(s);
+  CHECK(s.error().message.find("not a fabricsm database") != std::string::npos);
+}
+
+TEST_CASE("a sweep's commit holds the fabric, the LIDs and the programmed tables") {
+  TempDir t;
+  Run r(load("ft3-r8.net"));
+  auto s = commit_first(r, t.file("f.db"));
+  CHECK(count(*s, "nodes") == 208);
+  CHECK(count(*s, "lids") == 208);
+  CHECK(count(*s, "links") == 384);
+  CHECK(count(*s, "switch_lfts") == 80);
+  CHECK(count(*s, "sweeps") == 1);
+  // Nothing changed: a second commit writes the sweep row and nothing else.
+  REQUIRE(r.sweep_again());
+  auto c = s->commit(*r.sm, 2000);
+  REQUIRE(c);
+  CHECK(c->nodes == 0);
+  CHECK(c->ports == 0);
+  CHECK(c->links == 0);
+  CHECK(c->lids == 0);
+  CHECK(c->switches == 0);
+  // A link goes down: only its ports and the link row change.
+  REQUIRE(r.fabric->link_down(*r.fabric->find("S1_00_00"), 5));
+  REQUIRE(r.run_for(std::chrono::seconds(1)));
+  c = s->commit(*r.sm, 3000);
+  REQUIRE(c);
+  CHECK(c->links == 1);
+  CHECK(c->ports >= 2);
+  CHECK(c->nodes == 0);
+  CHECK(count(*s, "links") == 383);
+  // What a restart reads back.
+  auto lids = s->load_lids();
+  REQUIRE(lids);
+  CHECK(lids->size() == r.sm->lids().map().size());
+  for (const auto& [g, e] : r.sm->lids().map()) CHECK(lids->at(g).lid == e.lid);
+  auto mem = s->load_lft_memory();
+  REQUIRE(mem);
+  for (const auto& [g, m] : r.sm->lft_memory()) {
+    REQUIRE(mem->contains(g));
+    CHECK(mem->at(g).block_hash == m.block_hash);
+    CHECK(mem->at(g).top == m.top);
+    CHECK(mem->at(g).lid == m.lid);
+  }
+}
+
+TEST_CASE("restart keeps LIDs: a fresh SM with the store gives every known GUID its old LID") {
+  TempDir t;
+  sm::LidMap saved;
+  {
+    Run r(load("ft3-r8.net"));
+    auto s = commit_first(r, t.file("k.db"));
+    saved = r.sm->lids().map();
+  }
+  // The same fabric, but ten CAs are gone (a fresh assignment would close the gap) and the
+  // nodes come in another order.
+  auto spec = load("ft3-r8.net");
+  std::reverse(spec.nodes.begin(), spec.nodes.end());
+  const size_t n = spec.nodes.size();
+  for (auto& l : spec.links) {
+    l.a = static_cast<uint32_t>(n - 1 - l.a);
+    l.b = static_cast<uint32_t>(n - 1 - l.b);
+  }
+  std::rotate(spec.nodes.begin(), spec.nodes.begin() + static_cast<long>(n - 1), spec.nodes.end());  // SM's CA first
+  for (auto& l : spec.links) {
+    l.a = (l.a + 1) % static_cast<uint32_t>(n);
+    l.b = (l.b + 1) % static_cast<uint32_t>(n);
+  }
+  std::vector<std::string> gone;
+  for (const auto& node : spec.nodes)
+    if (node.name.starts_with("H0001")) gone.push_back(node.name);  // H00010..H00019
+  REQUIRE(gone.size() == 10);
+  auto s = st::Store::open({.path = t.file("k.db")});
+  REQUIRE(s);
+  auto lids = (*s)->load_lids();
+  REQUIRE(lids);
+  Run r(std::move(spec));
+  for (const auto& name : gone) REQUIRE(r.fabric->link_down(*r.fabric->find(name), 1));
+  r.start([&] {
+    sm::SmConfig c;
+    return c;
+  }());
+  r.sm->lids().load(*lids);
+  REQUIRE(r.until_idle());
+  CHECK(r.sm->last_sweep().lids.restored == 198);
+  for (const auto& [guid, lid] : r.lids()) CHECK(saved.at(sm::Guid(guid)).lid == sm::Lid(lid));
+  // The missing CAs come back later: to their old LIDs, which nobody took meanwhile.
+  for (const auto& name : gone) REQUIRE(r.fabric->link_up(*r.fabric->find(name), 1));
+  REQUIRE(r.run_for(std::chrono::seconds(1)));
+  CHECK(r.lids().size() == 208);
+  for (const auto& [guid, lid] : r.lids()) CHECK(saved.at(sm::Guid(guid)).lid == sm::Lid(lid));
+}
