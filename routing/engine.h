@@ -17,10 +17,21 @@ namespace routing {
 using mad::Result;
 using sm::Topology;
 
+// adaptive-hint: the cable at `port` of switch `sw` weighs `weight` (1 = normal, hotter is
+// avoided). The file format is in routing/hints.h.
+struct LinkHint {
+  mad::Guid sw;
+  mad::PortNum port;
+  uint32_t weight = 1;
+  bool operator==(const LinkHint&) const = default;
+};
+
 struct RoutingOptions {
-  std::vector<mad::Guid> root_guids;  // updn/ftree: root switches; empty = detect
-  unsigned threads = 0;               // 0 = hardware concurrency
-  std::string hints_file;             // adaptive-hint: link weights
+  std::vector<mad::Guid>
+      root_guids;  // updn: root switches; ftree: top switches to check; empty = detect
+  unsigned threads = 0;               // 0 = hardware concurrency; never changes the result
+  std::string hints_file;             // adaptive-hint: link weights, read when `hints` is empty
+  std::vector<LinkHint> hints;        // adaptive-hint: link weights already loaded (load_hints)
 };
 
 class Engine {
@@ -29,7 +40,8 @@ class Engine {
   virtual std::string_view name() const = 0;
   // Tables for every switch of `topo` over LIDs 1..topo.max_lid(). An engine that cannot
   // route this topology (not a tree, no roots, ...) returns an error saying why, so that a
-  // chain can move on to the next engine.
+  // chain can move on to the next engine. Pairs it routes around but cannot reach, and the
+  // choices it made (roots, ...), are in the tables' diagnostics() for the SM to log.
   virtual Result<RoutingTables> compute(const Topology& topo, const RoutingOptions& opts) const = 0;
 };
 

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "routing/engine.h"
+#include "routing/engines.h"
 
 namespace routing {
 
@@ -14,7 +15,12 @@ struct Entry {
 };
 
 const std::vector<Entry>& table() {
-  static const std::vector<Entry> t = {};
+  static const std::vector<Entry> t = {
+      {"minhop", make_minhop_engine},
+      {"updn", make_updn_engine},
+      {"ftree", make_ftree_engine},
+      {"adaptive-hint", make_adaptive_hint_engine},
+  };
   return t;
 }
 }  // namespace

@@ -1,5 +1,9 @@
 #include "routing/tables.h"
 
+#include <fmt/format.h>
+
+#include <map>
+
 namespace routing {
 
 RoutingTables::RoutingTables(const sm::Topology& topo, mad::Lid max_lid)
@@ -9,27 +13,66 @@ RoutingTables::RoutingTables(const sm::Topology& topo, mad::Lid max_lid)
 }
 
 std::span<const uint8_t> RoutingTables::alternatives(sm::NodeId sw, mad::Lid dst) const {
-  if (sw >= alt_offsets_.size() || alt_offsets_[sw].empty()) return {};
-  const auto& off = alt_offsets_[sw];
+  if (sw >= alt_group_.size() || alt_group_[sw].empty()) return {};
   const size_t l = dst.value();
-  if (l + 1 >= off.size()) return {};
-  return {alt_ports_[sw].data() + off[l], off[l + 1] - off[l]};
+  if (l >= alt_group_[sw].size()) return {};
+  const auto& off = alt_group_off_[sw];
+  const size_t g = alt_group_[sw][l];
+  if (g + 1 >= off.size()) return {};
+  return {alt_group_ports_[sw].data() + off[g], off[g + 1] - off[g]};
+}
+
+void RoutingTables::reserve_alternatives() {
+  alt_group_.assign(lft_.size(), {});
+  alt_group_off_.assign(lft_.size(), {});
+  alt_group_ports_.assign(lft_.size(), {});
+}
+
+void RoutingTables::set_alternative_groups(sm::NodeId sw,
+                                           const std::vector<std::vector<uint8_t>>& groups,
+                                           std::vector<uint16_t> group_of_lid) {
+  auto& off = alt_group_off_[sw];
+  auto& ports = alt_group_ports_[sw];
+  off.assign(1, 0);
+  ports.clear();
+  for (const auto& g : groups) {
+    ports.insert(ports.end(), g.begin(), g.end());
+    off.push_back(static_cast<uint32_t>(ports.size()));
+  }
+  alt_group_[sw] = std::move(group_of_lid);
 }
 
 void RoutingTables::set_alternatives(const std::vector<std::vector<std::vector<uint8_t>>>& ports) {
-  alt_offsets_.assign(lft_.size(), {});
-  alt_ports_.assign(lft_.size(), {});
+  reserve_alternatives();
   for (size_t sw = 0; sw < ports.size() && sw < lft_.size(); ++sw) {
     if (ports[sw].empty()) continue;
-    auto& off = alt_offsets_[sw];
-    auto& out = alt_ports_[sw];
-    off.reserve(ports[sw].size() + 1);
-    off.push_back(0);
-    for (const auto& set : ports[sw]) {
-      out.insert(out.end(), set.begin(), set.end());
-      off.push_back(static_cast<uint32_t>(out.size()));
+    // Keyed by the bytes as a string: g++ 12 warns falsely on comparing vectors of bytes.
+    std::map<std::string, uint16_t> ids{{std::string(), 0}};
+    std::vector<std::vector<uint8_t>> groups{{}};
+    std::vector<uint16_t> of(ports[sw].size(), 0);
+    for (size_t l = 0; l < ports[sw].size(); ++l) {
+      std::string key(ports[sw][l].begin(), ports[sw][l].end());
+      auto [it, fresh] = ids.emplace(std::move(key), static_cast<uint16_t>(groups.size()));
+      if (fresh) groups.push_back(ports[sw][l]);
+      of[l] = it->second;
     }
+    set_alternative_groups(static_cast<sm::NodeId>(sw), groups, std::move(of));
   }
+}
+
+void RoutingDiagnostics::note_first(std::string line) {
+  std::vector<std::string> out;
+  out.reserve(notes.size() + 1);
+  out.push_back(std::move(line));
+  for (std::string& n : notes) out.push_back(std::move(n));
+  notes = std::move(out);
+}
+
+std::string describe(const sm::Topology& topo, const UnroutedPair& p) {
+  const sm::Node& from = topo.node(p.from);
+  const sm::Node& to = topo.node(p.to);
+  return fmt::format("switch '{}' ({}) has no route to '{}' ({}) port {} (LID {})",
+                     from.description, from.guid, to.description, to.guid, p.to_port, p.lid);
 }
 
 }  // namespace routing

@@ -1,10 +1,11 @@
 // The output of routing: for every switch, a linear forwarding table (LID -> output port) and,
 // optionally, per-destination sets of equally good ports (adaptive-routing hints). Indexed by
-// the Topology's NodeId; CAs have empty tables.
+// the Topology's NodeId; CAs have empty tables. Diagnostics say what an engine could not route.
 #pragma once
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "sm/topology.h"
@@ -12,6 +13,37 @@
 namespace routing {
 
 inline constexpr uint8_t kNoRoute = 0xFF;  // LFT entry that drops
+
+// A switch that has no route to a live destination port (no legal path under the engine's
+// rules, or none at all). One entry per (switch, destination port), not per LID of its LMC range.
+struct UnroutedPair {
+  sm::NodeId from;        // the switch without a route
+  sm::NodeId to;          // the destination's node (CA, router or switch)
+  mad::PortNum to_port;   // its port (0 for a switch)
+  mad::Lid lid;           // its base LID
+  bool operator==(const UnroutedPair&) const = default;
+};
+
+// What the SM logs after routing. The listed pairs are capped (the first kMaxListed in
+// (switch NodeId, LID) order); the counts are exact.
+struct RoutingDiagnostics {
+  static constexpr size_t kMaxListed = 1000;
+  std::vector<UnroutedPair> unrouted;
+  uint64_t unrouted_pairs = 0;     // all (switch, destination port) pairs without a route
+  uint64_t unrouted_ca_pairs = 0;  // (source CA port, destination port) pairs among them
+  // Up/down engines: (switch, destination port) pairs the rule has no path for that got the
+  // shortest path instead, because no CA traffic can take them: routes to switch LIDs (spine
+  // to spine) and routes from switches without CAs. See routing/updown.h.
+  uint64_t fallback_pairs = 0;
+  std::vector<std::string> notes;  // engine decisions worth a log line (roots chosen, ...)
+  bool operator==(const RoutingDiagnostics&) const = default;
+
+  // Puts a note before the others (an engine's summary line goes first).
+  void note_first(std::string line);
+};
+
+// "switch 'S1_00_00' (0x...) has no route to 'H00012' port 1 (LID 13)".
+std::string describe(const sm::Topology& topo, const UnroutedPair& p);
 
 class RoutingTables {
  public:
@@ -27,19 +59,32 @@ class RoutingTables {
   void set(sm::NodeId sw, mad::Lid dst, uint8_t port) { lft_[sw][dst.value()] = port; }
 
   // Adaptive-routing hints: the equally good output ports of a switch for a destination.
-  bool has_alternatives() const { return !alt_offsets_.empty(); }
+  // Stored as hardware AR does: per switch a few port groups, and per LID a group number, so
+  // a large fabric costs two bytes per LFT entry, not a list.
+  bool has_alternatives() const { return !alt_group_.empty(); }
   std::span<const uint8_t> alternatives(sm::NodeId sw, mad::Lid dst) const;
   // Replaces the hints with `ports[sw][lid]` lists (engines that compute them call this once).
   void set_alternatives(const std::vector<std::vector<std::vector<uint8_t>>>& ports);
+  // Sets one switch's hints: `groups` (group 0 should be empty: no alternatives) and the group
+  // of every LID 0..max_lid. Safe to call concurrently for different switches once
+  // reserve_alternatives() has run.
+  void reserve_alternatives();
+  void set_alternative_groups(sm::NodeId sw, const std::vector<std::vector<uint8_t>>& groups,
+                              std::vector<uint16_t> group_of_lid);
+
+  RoutingDiagnostics& diagnostics() { return diag_; }
+  const RoutingDiagnostics& diagnostics() const { return diag_; }
 
   bool operator==(const RoutingTables&) const = default;
 
  private:
   mad::Lid max_lid_;
   std::vector<std::vector<uint8_t>> lft_;
-  // CSR per switch: alt_offsets_[sw][lid]..[lid+1] index alt_ports_[sw].
-  std::vector<std::vector<uint32_t>> alt_offsets_;
-  std::vector<std::vector<uint8_t>> alt_ports_;
+  // Per switch: the group of every LID, and the groups as CSR (offsets into ports).
+  std::vector<std::vector<uint16_t>> alt_group_;
+  std::vector<std::vector<uint32_t>> alt_group_off_;
+  std::vector<std::vector<uint8_t>> alt_group_ports_;
+  RoutingDiagnostics diag_;
 };
 
 }  // namespace routing

@@ -1,0 +1,118 @@
+// bench_routing: compute time and peak RSS of one routing engine on one generated fabric.
+// Figures, not pass/fail. Run one engine per process (peak RSS is per process):
+//   bench_routing <engine> <fabric> [threads]
+// fabric: ft3-r<k> (3-level k-ary fat tree, sim::make_fat_tree), ft3-r<k>-d<pct> (the same with
+// pct% of the switch links removed, seed 3), torus<x>x<y> (2 CAs per switch), or a path to a
+// net file. Prints one line: engine, fabric, switches, CAs, LIDs, build and route seconds, peak
+// RSS before and after routing, unrouted CA pairs.
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "routing/engine.h"
+#include "sim/generators.h"
+#include "sim/netfile.h"
+#include "sm/topology.h"
+
+namespace {
+
+long peak_rss_mb() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss / 1024;
+}
+
+mad::Result<sim::FabricSpec> fabric(const std::string& name) {
+  unsigned radix = 0, pct = 0, x = 0, y = 0;
+  if (std::sscanf(name.c_str(), "ft3-r%u-d%u", &radix, &pct) == 2) {
+    auto spec = sim::make_fat_tree(3, radix);
+    if (!spec) return spec;
+    if (auto r = sim::drop_switch_links(*spec, pct / 100.0, 3); !r)
+      return std::unexpected(r.error());
+    return spec;
+  }
+  if (std::sscanf(name.c_str(), "ft3-r%u", &radix) == 1) return sim::make_fat_tree(3, radix);
+  if (std::sscanf(name.c_str(), "torus%ux%u", &x, &y) == 2)
+    return sim::make_torus({.dims = {x, y}, .cas_per_switch = 2});
+  return sim::load_netfile(name);
+}
+
+// Every linked port Active, LIDs in NodeId order (as the LID manager would hand them out).
+sm::Topology to_topology(sim::FabricSpec spec) {
+  sim::assign_guids(spec);
+  sm::TopologyBuilder b;
+  for (const sim::SpecNode& n : spec.nodes) {
+    sm::Node node;
+    node.guid = n.node_guid;
+    node.system_guid = n.system_guid;
+    node.type = n.type;
+    node.num_ports = n.num_ports;
+    node.description = n.name;
+    std::vector<sm::Port> ports(static_cast<size_t>(n.num_ports) + 1);
+    for (uint8_t p = 0; p <= n.num_ports; ++p) {
+      ports[p].guid = sim::port_guid(n, p);
+      ports[p].state = p == 0 ? mad::PortState::active : mad::PortState::down;
+    }
+    b.add_node(std::move(node), std::move(ports));
+  }
+  for (const sim::SpecLink& l : spec.links) {
+    const mad::Guid ga = spec.nodes[l.a].node_guid, gb = spec.nodes[l.b].node_guid;
+    b.add_link(ga, mad::PortNum(l.port_a), gb, mad::PortNum(l.port_b));
+    b.port(ga, mad::PortNum(l.port_a))->state = mad::PortState::active;
+    b.port(gb, mad::PortNum(l.port_b))->state = mad::PortState::active;
+  }
+  sm::Topology topo = std::move(b).build();
+  std::vector<sm::Topology::LidSet> lids;
+  uint16_t next = 1;
+  for (sm::NodeId id = 0; id < topo.node_count(); ++id)
+    for (const sm::Port& p : topo.ports(id))
+      if ((topo.node(id).is_switch() && p.num.value() == 0) ||
+          (!topo.node(id).is_switch() && p.num.value() != 0 && p.linked()))
+        lids.push_back({id, p.num, mad::Lid(next++), 0});
+  return topo.with_lids(lids);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s <engine> <fabric> [threads]\n", argv[0]);
+    return 2;
+  }
+  const std::string engine_name = argv[1], fabric_name = argv[2];
+  routing::RoutingOptions opts;
+  opts.threads = argc > 3 ? static_cast<unsigned>(std::atoi(argv[3])) : 0;
+
+  const auto t0 = std::chrono::steady_clock::now();
+  auto spec = fabric(fabric_name);
+  if (!spec) {
+    std::fprintf(stderr, "%s: %s\n", fabric_name.c_str(), spec.error().message.c_str());
+    return 1;
+  }
+  const sm::Topology topo = to_topology(std::move(*spec));
+  const auto t1 = std::chrono::steady_clock::now();
+  const long rss_before = peak_rss_mb();
+
+  auto engine = routing::make_engine(engine_name);
+  if (!engine) {
+    std::fprintf(stderr, "%s\n", engine.error().message.c_str());
+    return 1;
+  }
+  auto tables = (*engine)->compute(topo, opts);
+  const auto t2 = std::chrono::steady_clock::now();
+  const auto secs = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
+  if (!tables) {
+    std::printf("%-13s %-16s refused: %s\n", engine_name.c_str(), fabric_name.c_str(),
+                tables.error().message.c_str());
+    return 0;
+  }
+  std::printf("%-13s %-16s switches %5zu CAs %6zu max LID %5u  build %6.2f s  route %6.2f s  "
+              "peak RSS %5ld MB (before routing %5ld MB)  unrouted CA pairs %lu\n",
+              engine_name.c_str(), fabric_name.c_str(), topo.switches().size(), topo.cas().size(),
+              tables->max_lid().value(), secs(t0, t1), secs(t1, t2), peak_rss_mb(), rss_before,
+              static_cast<unsigned long>(tables->diagnostics().unrouted_ca_pairs));
+  return 0;
+}

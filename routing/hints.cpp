@@ -1,0 +1,103 @@
+#include "routing/hints.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+namespace routing {
+
+namespace {
+
+template <class T>
+bool parse_number(std::string_view tok, T& out) {
+  int base = 10;
+  if (tok.size() > 2 && tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X')) {
+    tok.remove_prefix(2);
+    base = 16;
+  }
+  auto [p, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), out, base);
+  return ec == std::errc() && p == tok.data() + tok.size();
+}
+
+std::vector<std::string_view> tokens(std::string_view line) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    size_t j = i;
+    while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') ++j;
+    if (j > i) out.push_back(line.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace
+
+mad::Result<std::vector<LinkHint>> parse_hints(std::string_view text) {
+  std::vector<LinkHint> out;
+  size_t line_no = 0;
+  while (!text.empty()) {
+    ++line_no;
+    const size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    if (const size_t hash = line.find('#'); hash != std::string_view::npos)
+      line = line.substr(0, hash);
+    const auto tok = tokens(line);
+    if (tok.empty()) continue;
+    uint64_t guid = 0;
+    unsigned port = 0;
+    uint32_t weight = 0;
+    if (tok.size() != 3 || !parse_number(tok[0], guid) || !parse_number(tok[1], port) ||
+        !parse_number(tok[2], weight))
+      return mad::fail(
+          mad::Errc::parse,
+          fmt::format("hints line {}: expected '<switch-guid> <port> <weight>'", line_no));
+    if (port < 1 || port > 254)
+      return mad::fail(mad::Errc::parse,
+                       fmt::format("hints line {}: port {} out of 1..254", line_no, port));
+    if (weight < 1 || weight > 1000)
+      return mad::fail(mad::Errc::parse,
+                       fmt::format("hints line {}: weight {} out of 1..1000", line_no, weight));
+    out.push_back(LinkHint{mad::Guid(guid), mad::PortNum(static_cast<uint8_t>(port)), weight});
+  }
+  return out;
+}
+
+mad::Result<std::vector<LinkHint>> load_hints(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return mad::fail(mad::Errc::io, fmt::format("cannot read hints file '{}'", path));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  auto hints = parse_hints(ss.str());
+  if (!hints)
+    return mad::fail(hints.error().code, fmt::format("{}: {}", path, hints.error().message));
+  return hints;
+}
+
+PortWeights PortWeights::build(const FabricView& fv, const std::vector<LinkHint>& hints,
+                               std::vector<std::string>& notes) {
+  PortWeights w;
+  if (hints.empty()) return w;
+  w.w_.assign(fv.port_slots(), 1);
+  const sm::Topology& topo = fv.topo();
+  for (const LinkHint& h : hints) {
+    const auto node = topo.find(h.sw);
+    const SwIdx s = node ? fv.index_of(*node) : kNoSw;
+    const SwIdx peer = s == kNoSw ? kNoSw : fv.peer(s, h.port.value());
+    if (peer == kNoSw) {
+      notes.push_back(
+          fmt::format("hint {} port {}: no usable switch link there, skipped", h.sw, h.port));
+      continue;
+    }
+    const uint8_t back = topo.port(*node, h.port).peer_port.value();
+    w.w_[fv.port_slot(s, h.port.value())] = h.weight;
+    w.w_[fv.port_slot(peer, back)] = h.weight;
+  }
+  return w;
+}
+
+}  // namespace routing
