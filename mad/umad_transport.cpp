@@ -1,0 +1,401 @@
+// ibsim's shim (umad2sim) interposes open(), not open64(). meson compiles with
+// _FILE_OFFSET_BITS=64, which renames open() to open64() and would bypass the shim when the
+// issm device is opened (IsSM would silently stay clear). On LP64 both are the same call.
+#undef _FILE_OFFSET_BITS
+
+#include "mad/umad_transport.h"
+
+#include <endian.h>
+#include <fcntl.h>
+#include <infiniband/umad.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace mad {
+
+namespace {
+
+constexpr int kSmiClassVersion = 1;
+// The receive thread looks at its stop time at least this often, so the destructor never
+// depends on a wake-up MAD coming back (ibsim may be gone).
+constexpr int kRecvPollMs = 200;
+// After this many umad_recv failures in a row (10 ms apart) the port is considered gone.
+constexpr int kMaxRecvErrors = 200;
+// On shutdown: how long the port must be quiet before it is closed, and the most we wait.
+constexpr int64_t kQuietNs = 50'000'000;
+constexpr int64_t kQuietMaxNs = 1'000'000'000;
+constexpr uint64_t kWakeTid = 0;
+// The receive thread hands MADs over in batches of at most this many.
+constexpr size_t kMaxBatch = 256;
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string errno_text(int e) { return std::strerror(e); }
+
+std::string state_name(unsigned s) {
+  switch (s) {
+    case 1: return "Down";
+    case 2: return "Init";
+    case 3: return "Armed";
+    case 4: return "Active";
+    default: return fmt::format("state {}", s);
+  }
+}
+
+struct Candidate {
+  UmadPort port;
+  std::string link_layer;
+  bool is_ib() const { return link_layer == "InfiniBand" || link_layer == "IB"; }  // "IB": no sysfs file
+  bool link_up() const { return port.state >= 2; }  // Init or better: what OpenSM binds to
+  std::string str() const {
+    return fmt::format("{} port {} ({}, {}, GUID {})", port.ca, port.port, link_layer,
+                       state_name(port.state), port.guid.str());
+  }
+};
+
+// Every port of every CA that sysfs (or the shim's fake sysfs) lists.
+Result<std::vector<Candidate>> list_ports() {
+  char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
+  const int n = umad_get_cas_names(names, UMAD_MAX_DEVICES);
+  if (n < 0)
+    return fail(Errc::io, fmt::format("cannot list InfiniBand devices in /sys/class/infiniband: {}",
+                                      errno_text(-n)));
+  std::vector<Candidate> out;
+  for (int i = 0; i < n; ++i) {
+    umad_ca_t ca{};
+    // libibumad invents "mthca0" when /sys/class/infiniband is missing: umad_get_ca fails on it.
+    if (umad_get_ca(names[i], &ca) < 0) continue;
+    for (int p = 0; p <= ca.numports && p < UMAD_CA_MAX_PORTS; ++p) {
+      const umad_port_t* up = ca.ports[p];
+      if (up == nullptr) continue;
+      Candidate c;
+      c.port.ca = ca.ca_name;
+      c.port.port = up->portnum;
+      c.port.guid = Guid(be64toh(up->port_guid));
+      c.port.lid = Lid(static_cast<uint16_t>(up->base_lid));
+      c.port.sm_lid = Lid(static_cast<uint16_t>(up->sm_lid));
+      c.port.state = up->state;
+      c.port.phys_state = up->phys_state;
+      c.link_layer = up->link_layer;
+      out.push_back(std::move(c));
+    }
+    umad_release_ca(&ca);
+  }
+  if (out.empty())
+    return fail(Errc::not_found,
+                "no InfiniBand device found: /sys/class/infiniband lists no usable CA "
+                "(is the HCA driver loaded? under ibsim: is LD_PRELOAD set to libumad2sim.so?)");
+  return out;
+}
+
+std::string list_text(const std::vector<Candidate>& all) {
+  std::string s;
+  for (const Candidate& c : all) s += (s.empty() ? "" : "; ") + c.str();
+  return s;
+}
+
+// The port the options name, or the first InfiniBand port with its link up.
+Result<Candidate> pick_port(const UmadOptions& o) {
+  auto all = list_ports();
+  if (!all) return std::unexpected(all.error());
+  const Candidate* found = nullptr;
+  if (o.port_guid) {
+    for (const Candidate& c : *all)
+      if (c.port.guid == *o.port_guid) found = &c;
+    if (!found)
+      return fail(Errc::not_found, fmt::format("no local port has GUID {} (ports: {})",
+                                               o.port_guid->str(), list_text(*all)));
+  } else if (!o.ca.empty() || o.port != 0) {
+    for (const Candidate& c : *all) {
+      if (!o.ca.empty() && c.port.ca != o.ca) continue;
+      if (o.port != 0 && c.port.port != o.port) continue;
+      if (o.port == 0 && !(c.is_ib() && c.link_up())) continue;  // --ca only: its first linked port
+      found = &c;
+      break;
+    }
+    if (!found) {
+      std::string what = o.ca.empty()  ? fmt::format("no CA has a port {}", o.port)
+                         : o.port == 0 ? fmt::format("CA {} has no InfiniBand port with its link up", o.ca)
+                                       : fmt::format("CA {} has no port {}", o.ca, o.port);
+      return fail(Errc::not_found, fmt::format("{} (ports: {})", what, list_text(*all)));
+    }
+  } else {
+    for (const Candidate& c : *all)
+      if (c.is_ib() && c.link_up()) {
+        found = &c;
+        break;
+      }
+    if (!found)
+      return fail(Errc::not_found,
+                  fmt::format("no InfiniBand port has its link up (ports: {})", list_text(*all)));
+  }
+  if (!found->is_ib())
+    return fail(Errc::not_found,
+                fmt::format("{} port {} is {}, not InfiniBand: an SM needs an InfiniBand port",
+                            found->port.ca, found->port.port, found->link_layer));
+  return *found;
+}
+
+void set_method_bit(long (&mask)[16 / sizeof(long)], uint8_t method) {
+  constexpr unsigned kBits = 8 * sizeof(long);
+  mask[method / kBits] |= 1L << (method % kBits);
+}
+
+}  // namespace
+
+UmadTransport::UmadTransport(UmadPort port, std::chrono::milliseconds request_timeout)
+    : port_(std::move(port)),
+      request_timeout_ms_(static_cast<int>(request_timeout.count())) {
+  gsi_agents_.fill(kAgentUntried);
+}
+
+Result<std::unique_ptr<UmadTransport>> UmadTransport::open(const UmadOptions& opts) {
+  if (umad_init() < 0) return fail(Errc::io, "umad_init failed (libibumad)");
+  auto picked = pick_port(opts);
+  if (!picked) return std::unexpected(picked.error());
+  UmadPort port = picked->port;
+  char issm[256] = {};
+  if (umad_get_issm_path(port.ca.c_str(), port.port, issm, sizeof issm) < 0)
+    return fail(Errc::not_found, fmt::format("no umad device for {} port {} in "
+                                             "/sys/class/infiniband_mad (is ib_umad loaded?)",
+                                             port.ca, port.port));
+  port.device = issm;
+  if (auto at = port.device.rfind("issm"); at != std::string::npos) port.device.replace(at, 4, "umad");
+  std::unique_ptr<UmadTransport> t(new UmadTransport(std::move(port), opts.request_timeout));
+  if (auto r = t->attach(); !r) return std::unexpected(r.error());  // ~UmadTransport undoes it
+  return t;
+}
+
+Result<void> UmadTransport::attach() {
+  const std::string where = fmt::format("{} ({} port {})", port_.device, port_.ca, port_.port);
+  errno = 0;
+  const int id = umad_open_port(port_.ca.c_str(), port_.port);
+  if (id < 0) {
+    const int err = errno;
+    if (id == -EOPNOTSUPP)
+      return fail(Errc::io, fmt::format("cannot open {}: /sys/class/infiniband_mad/abi_version is "
+                                        "missing or too old (is ib_umad loaded?)", where));
+    if (err == EACCES || err == EPERM || (::access(port_.device.c_str(), R_OK | W_OK) != 0 && errno == EACCES))
+      return fail(Errc::io, fmt::format("permission denied opening {}: run as root, or give this "
+                                        "user read/write access to /dev/infiniband/umad*", where));
+    return fail(Errc::io, fmt::format("cannot open {}: {}", where,
+                                      err != 0 ? errno_text(err) : errno_text(-id)));
+  }
+  portid_ = id;
+  // umad_size() and umad_get_mad() depend on the ABI that umad_open_port just detected.
+  send_buf_.assign(umad_size() + kMadSize, 0);
+
+  // As an SM: receive Get/Set (SMInfo from other SMs, `sminfo`) and traps, besides the
+  // responses to our own requests, on both SMP classes.
+  long mask[16 / sizeof(long)] = {};
+  for (uint8_t m : {method::get, method::set, method::trap, method::trap_repress}) set_method_bit(mask, m);
+  agent_dr_ = umad_register(portid_, mgmt_class::subn_directed_route, kSmiClassVersion, 0, mask);
+  if (agent_dr_ >= 0)
+    agent_lid_ = umad_register(portid_, mgmt_class::subn_lid_routed, kSmiClassVersion, 0, mask);
+  if (agent_dr_ < 0 || agent_lid_ < 0)
+    return fail(Errc::io, fmt::format("cannot register as SM agent (classes 0x81 and 0x01) on {}: "
+                                      "{} (is another SM, e.g. opensm, running on this port?)",
+                                      where, errno_text(errno)));
+
+  // IsSM: set while the issm device stays open (the kernel, or the shim, clears it on close).
+  char issm[256] = {};
+  (void)umad_get_issm_path(port_.ca.c_str(), port_.port, issm, sizeof issm);
+  issm_fd_ = ::open(issm, O_RDONLY | O_NONBLOCK);
+  if (issm_fd_ < 0) {
+    const int err = errno;
+    if (err == EAGAIN || err == EBUSY)
+      return fail(Errc::conflict, fmt::format("{} is held by another process: another SM runs on "
+                                              "{} port {}", issm, port_.ca, port_.port));
+    return fail(Errc::io, fmt::format("cannot open {} to set IsSM: {}", issm,
+                                      err == EACCES ? "permission denied (run as root)" : errno_text(err)));
+  }
+
+  // The receive thread takes no signals: SIGINT/SIGTERM go to the owner thread.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  rx_ = std::thread([this] { receive_thread(); });
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return {};
+}
+
+UmadTransport::~UmadTransport() {
+  // Clearing IsSM makes the port send trap 144 to the SM LID, which is this port. ibsim's shim
+  // hangs in its exit handler (or crashes) when a MAD arrives after the port is closed, so the
+  // receive thread keeps taking what still comes (that trap, late answers) until the port has
+  // been quiet for a moment; then a wake-up MAD brings it out of umad_recv.
+  if (issm_fd_ >= 0) ::close(issm_fd_);
+  if (rx_.joinable()) {
+    const int64_t closed = now_ns();
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      const int64_t t = now_ns();
+      if (t - closed >= kQuietMaxNs) break;
+      if (t - closed >= kQuietNs && t - last_rx_ns_.load() >= kQuietNs) break;
+    }
+    stop_ns_.store(now_ns());
+    wake_receiver();
+    rx_.join();
+  }
+  for (int a : gsi_agents_)
+    if (a >= 0) umad_unregister(portid_, a);
+  if (agent_lid_ >= 0) umad_unregister(portid_, agent_lid_);
+  if (agent_dr_ >= 0) umad_unregister(portid_, agent_dr_);
+  if (portid_ >= 0) umad_close_port(portid_);
+  umad_done();
+}
+
+// A DR NodeInfo Get to our own port (0 hops): its answer unblocks umad_recv at once and tells
+// the receive thread to end. TID kWakeTid, which the transaction layer never uses.
+void UmadTransport::wake_receiver() {
+  Smp s = make_dr_smp(method::get, attr::node_info, 0, DrPath{});
+  s.tid = kWakeTid;
+  Packet p;
+  p.mad = encode_smp(s);
+  (void)send(p);
+}
+
+// The agent that sends a class: the SM's own for the two SMP classes; for a GSI class (SA,
+// performance, ...) a client agent registered on first use with the MAD's class version.
+int UmadTransport::agent_for(uint8_t cls, uint8_t version) {
+  if (cls == mgmt_class::subn_directed_route) return agent_dr_;
+  if (cls == mgmt_class::subn_lid_routed) return agent_lid_;
+  int& a = gsi_agents_[cls];
+  if (a == kAgentUntried) {
+    a = umad_register(portid_, cls, version, 0, nullptr);
+    if (a < 0) a = kAgentFailed;
+  }
+  return a;
+}
+
+Result<void> UmadTransport::send(const Packet& p) {
+  const uint8_t cls = p.mad[1];
+  const int agent = agent_for(cls, p.mad[2]);
+  if (agent < 0)
+    return fail(Errc::io, fmt::format("cannot register a umad agent for management class 0x{:02x} "
+                                      "version {} on {}", cls, p.mad[2], port_.device));
+  std::memset(send_buf_.data(), 0, umad_size());
+  std::memcpy(umad_get_mad(send_buf_.data()), p.mad.data(), kMadSize);
+  if (cls == mgmt_class::subn_directed_route) {
+    // Pure DR: the permissive DLID (ibsim drops anything else), QP0, no Q_Key.
+    umad_set_addr(send_buf_.data(), Lid::kPermissive, 0, p.addr.sl, 0);
+  } else if (cls == mgmt_class::subn_lid_routed) {
+    umad_set_addr(send_buf_.data(), p.addr.lid.value(), 0, p.addr.sl, 0);
+  } else {  // GSI: QP1 and the well-known Q_Key unless the packet names others
+    umad_set_addr(send_buf_.data(), p.addr.lid.value(), p.addr.qpn != 0 ? static_cast<int>(p.addr.qpn) : 1,
+                  p.addr.sl, static_cast<int>(p.addr.qkey != 0 ? p.addr.qkey : kGsiQkey));
+  }
+  umad_set_pkey(send_buf_.data(), p.addr.pkey_index);
+  // Responses need no kernel timeout; requests do, or the kernel drops their answers.
+  const int timeout = method::is_response(p.mad[3]) || p.mad[3] == method::trap_repress ? 0 : request_timeout_ms_;
+  const int r = umad_send(portid_, agent, send_buf_.data(), static_cast<int>(kMadSize), timeout, 0);
+  std::lock_guard lk(mu_);
+  ++stats_.sent;
+  if (r < 0) {
+    ++stats_.send_errors;
+    return fail(Errc::io, fmt::format("umad_send on {}: {}", port_.device, errno_text(errno != 0 ? errno : -r)));
+  }
+  return {};
+}
+
+void UmadTransport::receive_thread() {
+  std::vector<uint8_t> buf(umad_size() + kMadSize);
+  std::vector<Packet> batch;
+  uint64_t dropped = 0;
+  bool taken = false;  // MADs read since the last hand-over
+  int errors = 0;
+  // Hands what was read to the owner under one lock and at most one wake-up: on ibsim the
+  // thread hand-offs (futex wake-ups), not the SM, cost most of the CPU per MAD.
+  auto hand_over = [&] {
+    last_rx_ns_.store(now_ns());
+    std::lock_guard lk(mu_);
+    stats_.received += batch.size();
+    stats_.dropped += dropped;
+    const bool was_empty = inbox_.empty();
+    for (Packet& p : batch) inbox_.push_back(std::move(p));
+    if (was_empty && !batch.empty()) cv_.notify_one();  // the owner only waits on an empty queue
+    batch.clear();
+    dropped = 0;
+    taken = false;
+  };
+  for (;;) {
+    // Block for the first MAD, then take what is already queued without waiting.
+    int len = static_cast<int>(buf.size() - umad_size());
+    const int agent = umad_recv(portid_, buf.data(), &len, taken ? 0 : kRecvPollMs);
+    if (const int64_t stop = stop_ns_.load(); stop != 0) {
+      // Stopping: end on the wake-up's answer, or after a while without it (ibsim gone).
+      const auto* m = static_cast<const uint8_t*>(umad_get_mad(buf.data()));
+      if (agent >= 0 && m[3] == method::get_resp && m[16] == 0 && m[17] == attr::node_info &&
+          (m[12] | m[13] | m[14] | m[15]) == 0)
+        return;
+      if (now_ns() - stop > kQuietMaxNs) return;
+      continue;
+    }
+    if (agent < 0) {
+      if (taken && (agent == -ETIMEDOUT || agent == -EWOULDBLOCK || agent == -EAGAIN)) {
+        hand_over();  // nothing more queued
+        continue;
+      }
+      if (agent == -ETIMEDOUT) continue;  // nothing within kRecvPollMs: look at stop_ns_ again
+      if (len > static_cast<int>(buf.size() - umad_size())) {  // longer than a MAD (RMPP): grow, drop
+        buf.resize(umad_size() + static_cast<size_t>(len));
+        continue;
+      }
+      // Interrupted poll, or the shim's spurious wake-up with nothing queued.
+      std::lock_guard lk(mu_);
+      ++stats_.recv_errors;
+      if (++errors >= kMaxRecvErrors) {
+        broken_ = fmt::format("umad_recv on {} keeps failing: {}", port_.device, errno_text(errno));
+        cv_.notify_all();
+        return;
+      }
+      if (errors > 3) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      continue;
+    }
+    errors = 0;
+    taken = true;
+    if (umad_status(buf.data()) != 0 || len < static_cast<int>(kMadHeaderSize)) {
+      ++dropped;  // the kernel's timeout of a request: the transaction layer has its own
+      continue;
+    }
+    Packet& p = batch.emplace_back();
+    std::memcpy(p.mad.data(), umad_get_mad(buf.data()), std::min(static_cast<size_t>(len), kMadSize));
+    const ib_mad_addr_t* a = umad_get_mad_addr(buf.data());
+    p.addr.lid = Lid(be16toh(a->lid));
+    p.addr.qpn = be32toh(a->qpn);
+    p.addr.qkey = be32toh(a->qkey);
+    p.addr.sl = a->sl;
+    p.addr.pkey_index = static_cast<uint16_t>(umad_get_pkey(buf.data()));
+    if (batch.size() >= kMaxBatch) hand_over();
+  }
+}
+
+Result<void> UmadTransport::receive(std::vector<Packet>& out, Nanos deadline) {
+  using SC = std::chrono::steady_clock;
+  const SC::time_point until{std::chrono::duration_cast<SC::duration>(deadline)};
+  std::unique_lock lk(mu_);
+  cv_.wait_until(lk, until, [&] { return !inbox_.empty() || !broken_.empty(); });
+  const bool had = !inbox_.empty();
+  for (Packet& p : inbox_) out.push_back(std::move(p));
+  inbox_.clear();
+  if (!had && !broken_.empty()) return fail(Errc::io, broken_);
+  return {};
+}
+
+UmadStats UmadTransport::stats() const {
+  std::lock_guard lk(mu_);
+  return stats_;
+}
+
+}  // namespace mad

@@ -1,0 +1,101 @@
+// mad::Transport over libibumad: a real HCA port through the kernel's ib_umad, or ibsim through
+// its LD_PRELOAD shim (umad2sim). On the subnet management classes (0x81 directed route, 0x01
+// LID routed) it is the SM's agent: it also receives requests (SMInfo Get/Set, traps), and
+// holds IsSM on its port for as long as the transport lives. GSI classes can be sent too
+// (QP1, a client agent registered on first use).
+//
+// Threads: one receive thread, blocked in umad_recv, feeds a queue; send() and receive() are
+// called from one owner thread (the SM's event loop). Only this file and its .cpp include
+// <infiniband/umad.h>: the rest of mad/ builds without libibumad.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "mad/transport.h"
+
+namespace mad {
+
+struct UmadOptions {
+  std::string ca;                 // empty: any CA
+  int port = 0;                   // 0: any port
+  std::optional<Guid> port_guid;  // overrides ca/port when set
+  // How long the kernel keeps a sent request waiting for its response. The kernel drops a
+  // response that matches no waiting request, so this must be at least the longest wait of
+  // one attempt in the transaction layer; retries are the transaction layer's (umad retries 0).
+  // ibsim ignores it.
+  std::chrono::milliseconds request_timeout{1000};
+};
+
+// The port the transport runs on, as sysfs (or the shim's copy of it) describes it.
+struct UmadPort {
+  std::string ca;
+  int port = 0;
+  Guid guid;
+  Lid lid;
+  Lid sm_lid;
+  unsigned state = 0;       // 1 Down, 2 Init, 3 Armed, 4 Active
+  unsigned phys_state = 0;  // 5 LinkUp
+  std::string device;       // /dev/infiniband/umadN
+};
+
+struct UmadStats {
+  uint64_t sent = 0;
+  uint64_t send_errors = 0;
+  uint64_t received = 0;
+  uint64_t dropped = 0;      // umad status set (a kernel timeout) or too short
+  uint64_t recv_errors = 0;  // umad_recv failures other than a quiet timeout
+};
+
+class UmadTransport final : public Transport {
+ public:
+  static Result<std::unique_ptr<UmadTransport>> open(const UmadOptions& opts);
+  ~UmadTransport() override;
+  UmadTransport(const UmadTransport&) = delete;
+  UmadTransport& operator=(const UmadTransport&) = delete;
+
+  Result<void> send(const Packet& p) override;
+  Result<void> receive(std::vector<Packet>& out, Nanos deadline) override;
+  const Clock& clock() const override { return clock_; }
+
+  const UmadPort& port() const { return port_; }
+  UmadStats stats() const;
+
+ private:
+  explicit UmadTransport(UmadPort port, std::chrono::milliseconds request_timeout);
+  Result<void> attach();  // open the port, register the agents, take IsSM, start the thread
+  void receive_thread();
+  void wake_receiver();
+  int agent_for(uint8_t mgmt_class, uint8_t class_version);
+
+  static constexpr int kAgentUntried = -1, kAgentFailed = -2;
+  UmadPort port_;
+  int request_timeout_ms_;
+  int portid_ = -1;
+  int agent_dr_ = -1;   // class 0x81
+  int agent_lid_ = -1;  // class 0x01
+  std::array<int, 256> gsi_agents_;  // other classes, registered on first send
+  int issm_fd_ = -1;
+  SteadyClock clock_;
+  std::vector<uint8_t> send_buf_;  // umad header + MAD, reused by send() (one sending thread)
+
+  std::thread rx_;
+  std::atomic<int64_t> stop_ns_{0};     // steady-clock ns when the destructor asked the thread to end
+  std::atomic<int64_t> last_rx_ns_{0};  // steady-clock ns of the last MAD received
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Packet> inbox_;  // guarded by mu_
+  std::string broken_;        // guarded by mu_: why the receive thread gave up
+  UmadStats stats_;           // guarded by mu_ (sent/send_errors: owner thread, read under mu_)
+};
+
+}  // namespace mad

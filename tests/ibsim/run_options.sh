@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# run_options.sh FABRICSM: `fabricsm run`'s port selection, errors and options on a small ibsim
+# fabric: clear errors (exit 1) for no device, a CA or port GUID that does not exist; usage
+# errors (exit 2) for a bad --db or config file, with the file's line; a config file that
+# sets the options; the port chosen by GUID; SIGINT stops the daemon with exit status 0.
+. "$(dirname "$0")/lib.sh"
+
+FABRICSM=$(realpath "$1")
+ibsim_init options-$$
+name="run options"
+failed=0
+
+# expect STATUS PATTERN CMD...: CMD exits with STATUS and its stderr matches PATTERN.
+expect() {
+  local want=$1 pattern=$2 rc; shift 2
+  (cd "$work/cwd" && "$@") > /dev/null 2> "$work/err.txt"; rc=$?
+  if [ $rc -ne "$want" ] || ! grep -q -e "$pattern" "$work/err.txt"; then
+    log "FAIL: '$*' exit $rc (want $want), stderr:"; sed 's/^/    /' "$work/err.txt"; failed=$((failed + 1))
+  else
+    log "'${*#"$FABRICSM" }' -> $rc: $(grep -m1 -e "$pattern" "$work/err.txt")"
+  fi
+}
+
+run=("$FABRICSM" run --once --db "$work/fabricsm.db")
+expect 1 'no InfiniBand device found' env -u LD_PRELOAD "${run[@]}"
+expect 2 'directory /nonexistent does not exist' "$FABRICSM" run --once --db /nonexistent/fabricsm.db
+printf 'routing = updn\n\n# a comment\npriority = 3   # trailing comment\nno-such-key = 1\n' > "$work/bad.conf"
+expect 2 'bad.conf:5: unknown key .no-such-key.' "${run[@]}" --config "$work/bad.conf"
+printf 'priority = high\n' > "$work/bad2.conf"
+expect 2 'bad2.conf:1: .*priority' "${run[@]}" --config "$work/bad2.conf"
+
+ibsim_start "$NET_EXAMPLES/net.2sw2path4hca" || exit 1
+expect 1 'CA nosuch has no InfiniBand port' env LD_PRELOAD=$SHIM "${run[@]}" --ca nosuch
+expect 1 'no local port has GUID 0x0000000000001234' env LD_PRELOAD=$SHIM "${run[@]}" --port-guid 0x1234
+# The SM's port in this file is Switch1's port 0, GUID 0x200000 (ibsim's numbering).
+printf 'routing = updn\npriority = 3 # trailing comment\nonce = true\nport-guid = 0x200000\ndb = %s\n' \
+  "$work/fabricsm.db" > "$work/good.conf"
+expect 0 'starting: routing updn, .* priority 3' env LD_PRELOAD=$SHIM "$FABRICSM" run --config "$work/good.conf"
+expect 0 'SUBNET UP' env LD_PRELOAD=$SHIM "$FABRICSM" run --config "$work/good.conf" --routing minhop
+
+# The daemon stops on SIGINT with exit status 0.
+(cd "$work/cwd" && LD_PRELOAD=$SHIM exec "$FABRICSM" run --db "$work/fabricsm.db" 2> "$work/daemon.log") &
+sm_pid=$!
+i=0
+until grep -q 'SUBNET UP' "$work/daemon.log" 2>/dev/null || [ $i -gt 200 ]; do i=$((i + 1)); sleep 0.05; done
+sm_stop INT; rc=$?
+if [ $rc -eq 0 ] && grep -q 'stopping on SIGINT' "$work/daemon.log"; then
+  log "SIGINT: exit status 0"
+else
+  log "FAIL: SIGINT gave exit status $rc"; tail -3 "$work/daemon.log"; failed=$((failed + 1))
+fi
+[ -z "$(ls "$work/cwd")" ] || { log "FAIL: the shim's sys-<pid> directories were left behind: $(ls "$work/cwd")"; failed=$((failed + 1)); }
+exit $failed
