@@ -77,6 +77,7 @@ int cmd_sim(int argc, char** argv) {
       ("metrics", po::bool_switch(&a.run.metrics), "measure link loads, shift congestion, stretch and deadlock freedom")
       ("link-loads", po::value(&a.link_loads), "write per-link all-to-all loads to this CSV file (implies --metrics)")
       ("plot", po::value(&a.plot), "draw the link-load distribution of each engine to this SVG file (implies --metrics)")
+      ("db", po::value(&a.run.db), "SQLite store: commit every sweep; an existing one gives its LIDs back")
       ("sm-node", po::value(&a.run.sm_node), "node the SM is attached to (default: the first node, as ibsim)")
       ("window", po::value(&a.run.window)->default_value(a.run.window), "SMPs in flight")
       ("loss", po::value(&a.run.loss)->default_value(a.run.loss), "fraction of MADs lost")

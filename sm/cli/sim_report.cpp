@@ -46,6 +46,7 @@ std::string text_summary(const std::string& fabric, const SimOutcome& o, long rs
                    r.discovery.wall_ms, r.lid_assignment.wall_ms, r.routing.wall_ms,
                    r.programming.wall_ms, o.verify_s * 1e3);
   s += fmt::format("fabric time {:.1f} ms on the simulated clock\n", r.total.fabric_ms);
+  if (o.commit_ms > 0) s += fmt::format("store       last sweep committed in {:.1f} ms\n", o.commit_ms);
   s += fmt::format("verified    {} CA pairs: {} routed, {} unrouted, {} in loops; hops max {}, mean {:.2f}\n",
                    v.pairs, v.routed, v.unrouted, v.loops, v.max_hops, v.mean_hops);
   for (const auto& line : v.samples) s += fmt::format("  {}\n", line);
@@ -134,7 +135,7 @@ std::string json_outcome(const SimOutcome& o) {
       v.max_hops, v.mean_hops, o.mads.sent, o.mads.retried, o.mads.timed_out, per_second(o),
       r.program.lft_blocks_written, r.program.port_sets, r.program.activations, phase(r.discovery),
       phase(r.lid_assignment), phase(r.routing), phase(r.programming), o.verify_s * 1e3, metrics,
-      o.build_s, o.sm_s, o.verify_s, o.metrics_s, o.build_s + o.sm_s + o.verify_s + o.metrics_s);
+      o.commit_ms, o.build_s, o.sm_s, o.verify_s, o.metrics_s, o.build_s + o.sm_s + o.verify_s + o.metrics_s);
 }
 
 std::string json_summary(const std::string& fabric, const std::vector<SimOutcome>& runs, long rss_kb) {

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "sim/sim_transport.h"
+#include "sm/store/store.h"
 #include "sm/cli/progress.h"
 #include "sm/event_loop.h"
 
@@ -37,6 +38,23 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
   cfg.routing_engine = o.engine;
   cfg.mads.window = o.window;
   sm::SubnetManager manager(transport, cfg, log);
+  std::unique_ptr<sm::store::Store> store;
+  if (!o.db.empty()) {
+    auto opened = sm::store::Store::open({.path = o.db});
+    if (!opened) return std::unexpected(opened.error());
+    store = std::move(*opened);
+    auto lids = store->load_lids();
+    auto tables = store->load_lft_memory();
+    if (!lids || !tables) return std::unexpected(lids ? tables.error() : lids.error());
+    manager.lids().load(std::move(*lids));
+    manager.lft_memory() = std::move(*tables);
+    manager.on_sweep_done = [&](const sm::SweepReport&) {
+      const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch()).count();
+      if (auto c = store->commit(manager, now_ms)) out.commit_ms = c->ms;
+      else log.error(701, "store: {}", c.error().message);
+    };
+  }
   Progress progress(o.progress);
   const auto t_sm = std::chrono::steady_clock::now();
   manager.start();

@@ -22,6 +22,7 @@ struct SimRunOptions {
   double loss = 0.0;
   uint64_t seed = 1;
   int max_sweeps = 5;
+  std::string db;  // commit every sweep here; LIDs and tables of an earlier run come back
   bool metrics = false;
   bool link_loads = false;
   sm::Level log_level = sm::Level::warn;
@@ -46,6 +47,7 @@ struct SimOutcome {
   std::optional<sim::MetricsReport> metrics;
   std::vector<NamedLinkLoad> links;
   double build_s = 0, sm_s = 0, verify_s = 0, metrics_s = 0;
+  double commit_ms = 0;  // the last sweep's store commit
 
   bool ok() const { return up && verify.all_routed() && verify.ports_not_active == 0; }
 };

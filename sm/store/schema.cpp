@@ -41,8 +41,22 @@ CREATE TABLE events (
   id INTEGER PRIMARY KEY, time INTEGER NOT NULL, level TEXT NOT NULL,
   code INTEGER NOT NULL, message TEXT NOT NULL);
 )sql",
-      // 1 -> 2: SM peers seen (HA), the sweep's pruned-node count, events by time.
+      // 1 -> 2: SM peers seen (HA), the sweep's pruned-node count, events by time; a cable is
+      // written once, on its ports (both ends), and `links` becomes a view over them.
       R"sql(
+ALTER TABLE ports ADD COLUMN peer_guid INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE ports ADD COLUMN peer_port INTEGER NOT NULL DEFAULT 0;
+UPDATE ports SET (peer_guid, peer_port) = (SELECT b_guid, b_port FROM links
+  WHERE a_guid = ports.node_guid AND a_port = ports.port)
+  WHERE EXISTS (SELECT 1 FROM links WHERE a_guid = ports.node_guid AND a_port = ports.port);
+UPDATE ports SET (peer_guid, peer_port) = (SELECT a_guid, a_port FROM links
+  WHERE b_guid = ports.node_guid AND b_port = ports.port)
+  WHERE EXISTS (SELECT 1 FROM links WHERE b_guid = ports.node_guid AND b_port = ports.port);
+DROP TABLE links;
+CREATE VIEW links AS
+  SELECT node_guid AS a_guid, port AS a_port, peer_guid AS b_guid, peer_port AS b_port,
+         width, speed, speed_ext, state
+  FROM ports WHERE peer_guid != 0 AND (node_guid < peer_guid OR (node_guid = peer_guid AND port < peer_port));
 CREATE TABLE sm_peers (
   guid INTEGER PRIMARY KEY, lid INTEGER NOT NULL, priority INTEGER NOT NULL,
   state INTEGER NOT NULL, act_count INTEGER NOT NULL, sm_key_ok INTEGER NOT NULL,

@@ -52,13 +52,14 @@ std::string health(Db& db) {
 mad::Result<void> set_pragmas(Db& db) {
   // WAL: `fabricsm show` reads while the daemon writes. FULL: a committed sweep survives
   // power loss too, at one fsync per sweep.
-  return db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;");
+  return db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; "
+                 "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;");
 }
 
 }  // namespace
 
 struct Store::Prepared {
-  Stmt sweep, node, node_gone, node_seen, port, ports_of, link, link_del, lid, lid_seen, lft, event;
+  Stmt sweep, node, node_gone, node_seen, port, ports_of, lid, lid_seen, lft, event;
 };
 
 mad::Result<std::unique_ptr<Store>> Store::open(const OpenOptions& o, OpenReport* report) {
@@ -138,10 +139,8 @@ mad::Result<void> Store::prepare_all() {
                  "last_seen=?8, present=1"},
       {&p->node_gone, "UPDATE nodes SET present=0, last_seen=?2 WHERE guid=?1"},
       {&p->node_seen, "UPDATE nodes SET last_seen=?1 WHERE present=1"},
-      {&p->port, "INSERT OR REPLACE INTO ports VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)"},
+      {&p->port, "INSERT OR REPLACE INTO ports VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)"},
       {&p->ports_of, "DELETE FROM ports WHERE node_guid=?1"},
-      {&p->link, "INSERT OR REPLACE INTO links VALUES (?1,?2,?3,?4,?5,?6,?7,?8)"},
-      {&p->link_del, "DELETE FROM links WHERE a_guid=?1 AND a_port=?2"},
       {&p->lid, "INSERT INTO lids VALUES (?1,?2,?3,?4,?4) ON CONFLICT(port_guid) DO UPDATE SET "
                 "lid=?2, lmc=?3, last_seen=?4"},
       {&p->lid_seen, "UPDATE lids SET last_seen=?1 WHERE port_guid IN "
@@ -243,9 +242,11 @@ mad::Result<CommitStats> Store::commit_sweep(const SweepReport& s, const Topolog
               .bind(19, s.routing.wall_ms).bind(20, s.programming.wall_ms).bind(21, s.total.wall_ms)
               .bind(22, s.pruned).run());
 
-  // Nodes and their ports; nodes that left are kept, marked absent, their ports dropped.
+  // Nodes and their ports (with the cable on each); nodes that left are kept, marked absent,
+  // their ports dropped.
   std::unordered_set<uint64_t> present;
   present.reserve(topo.node_count());
+  size_t cable_ends = 0;
   for (NodeId id = 0; id < topo.node_count(); ++id) {
     const Node& n = topo.node(id);
     const uint64_t g = n.guid.value();
@@ -264,49 +265,23 @@ mad::Result<CommitStats> Store::commit_sweep(const SweepReport& s, const Topolog
       if (!rec || q.num.value() >= rec->ports.size() || !rec->ports[q.num.value()].have_info) continue;
       const mad::PortInfo& pi = rec->ports[q.num.value()].info;  // as last read or written
       const uint64_t key = g << 8 | q.num.value();
+      const uint64_t peer = q.linked() ? topo.node(q.peer).guid.value() : 0;
+      const uint8_t peer_port = q.linked() ? q.peer_port.value() : 0;
       const uint64_t ph = RowHash().add(q.guid.value()).add(pi.lid.value()).add(pi.lmc)
                               .add(static_cast<uint64_t>(pi.port_state)).add(static_cast<uint64_t>(pi.phys_state))
-                              .add(pi.link_width_active).add(pi.link_speed_active).add(pi.link_speed_ext_active).h;
-      if (auto it = port_rows_.find(key); it == port_rows_.end() || it->second != ph) {
-        FSM_TRY(p.port.bind(1, g).bind(2, q.num.value()).bind(3, q.guid.value()).bind(4, pi.lid.value())
-                    .bind(5, pi.lmc).bind(6, static_cast<int>(pi.port_state))
-                    .bind(7, static_cast<int>(pi.phys_state)).bind(8, pi.link_width_active)
-                    .bind(9, pi.link_speed_active).bind(10, pi.link_speed_ext_active).run());
-        port_rows_[key] = ph;
-        ++cs.ports;
-      }
-      if (!q.linked()) continue;
-      const uint64_t pg = topo.node(q.peer).guid.value();
-      if (pg < g || (pg == g && q.peer_port < q.num)) continue;  // each cable from its lower end
-      const uint64_t lh = RowHash().add(pg).add(q.peer_port.value()).add(pi.link_width_active)
-                              .add(pi.link_speed_active).add(pi.link_speed_ext_active)
-                              .add(static_cast<uint64_t>(pi.port_state)).h;
-      if (auto it = link_rows_.find(key); it != link_rows_.end() && it->second == lh) continue;
-      FSM_TRY(p.link.bind(1, g).bind(2, q.num.value()).bind(3, pg).bind(4, q.peer_port.value())
-                  .bind(5, pi.link_width_active).bind(6, pi.link_speed_active).bind(7, pi.link_speed_ext_active)
-                  .bind(8, static_cast<int>(pi.port_state)).run());
-      link_rows_[key] = lh;
-      ++cs.links;
+                              .add(pi.link_width_active).add(pi.link_speed_active).add(pi.link_speed_ext_active)
+                              .add(peer).add(peer_port).h;
+      auto it = port_rows_.find(key);
+      if (it != port_rows_.end() && it->second.hash == ph) continue;
+      if (it == port_rows_.end() ? peer != 0 : it->second.peer != peer) ++cable_ends;  // came, went, moved
+      FSM_TRY(p.port.bind(1, g).bind(2, q.num.value()).bind(3, q.guid.value()).bind(4, pi.lid.value())
+                  .bind(5, pi.lmc).bind(6, static_cast<int>(pi.port_state))
+                  .bind(7, static_cast<int>(pi.phys_state)).bind(8, pi.link_width_active)
+                  .bind(9, pi.link_speed_active).bind(10, pi.link_speed_ext_active).bind(11, peer)
+                  .bind(12, peer_port).run());
+      port_rows_[key] = PortRow{ph, peer};
+      ++cs.ports;
     }
-  }
-  // Links whose a-end port no longer carries them, and nodes that left.
-  for (auto it = link_rows_.begin(); it != link_rows_.end();) {
-    const Guid g(it->first >> 8);
-    const PortNum pn(static_cast<uint8_t>(it->first & 0xFF));
-    auto id = topo.find(g);
-    bool live = id && pn.value() <= topo.node(*id).num_ports && topo.port(*id, pn).linked();
-    if (live) {  // still cabled, and still recorded from this (the lower) end
-      const Port& q = topo.port(*id, pn);
-      const Guid pg = topo.node(q.peer).guid;
-      live = g < pg || (g == pg && pn < q.peer_port);
-    }
-    if (live) {
-      ++it;
-      continue;
-    }
-    FSM_TRY(p.link_del.bind(1, g.value()).bind(2, pn.value()).run());
-    ++cs.links;
-    it = link_rows_.erase(it);
   }
   for (auto it = node_rows_.begin(); it != node_rows_.end();) {
     if (present.contains(it->first)) {
@@ -320,6 +295,7 @@ mad::Result<CommitStats> Store::commit_sweep(const SweepReport& s, const Topolog
     ++cs.nodes;
     it = node_rows_.erase(it);
   }
+  cs.links = (cable_ends + 1) / 2;  // each cable has two ends
   // The GUID -> LID map (entries are kept for absent ports: they come back to the same LID).
   for (const auto& [g, e] : lids) {
     const uint64_t h = RowHash().add(e.lid.value()).add(e.lmc).h;

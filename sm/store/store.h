@@ -42,7 +42,8 @@ struct Event {
 };
 
 struct CommitStats {
-  size_t nodes = 0, ports = 0, links = 0, lids = 0, switches = 0, events = 0;  // rows written
+  size_t nodes = 0, ports = 0, lids = 0, switches = 0, events = 0;  // rows written
+  size_t links = 0;  // port rows whose cable came, went or moved
   double ms = 0;
 };
 
@@ -83,7 +84,12 @@ class Store {
   std::string path_;
   std::vector<Event> events_;
   // What this process last wrote, so a commit writes only rows that changed.
-  std::unordered_map<uint64_t, uint64_t> node_rows_, port_rows_, link_rows_, lft_rows_;
+  struct PortRow {
+    uint64_t hash;
+    uint64_t peer;  // node at the other end of the cable, 0 = none
+  };
+  std::unordered_map<uint64_t, uint64_t> node_rows_, lft_rows_;
+  std::unordered_map<uint64_t, PortRow> port_rows_;  // (node GUID << 8) | port
   std::unordered_map<uint64_t, uint64_t> lid_rows_;
   struct Prepared;
   std::shared_ptr<Prepared> st_;

@@ -1,0 +1,196 @@
+// fabricsm show: what the store knows, as aligned tables or JSON. Opens the database read-only
+// (WAL: it works while the daemon runs and writes).
+#include <fmt/format.h>
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <ctime>
+#include <iostream>
+
+#include "sm/cli/commands.h"
+#include "sm/cli/table.h"
+#include "sm/store/store.h"
+
+namespace po = boost::program_options;
+
+namespace cli {
+
+namespace {
+
+std::string when(int64_t ms) {
+  if (ms <= 0) return "-";
+  const std::time_t t = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+std::string guid(uint64_t g) { return fmt::format("0x{:016x}", g); }
+const char* type_name(int64_t t) { return t == 2 ? "switch" : t == 3 ? "router" : "CA"; }
+const char* state_name(int64_t s) {
+  static const char* n[] = {"-", "Down", "Init", "Armed", "Active"};
+  return s >= 0 && s <= 4 ? n[s] : "?";
+}
+
+using Fill = mad::Result<Table> (*)(sm::store::Db&, const std::vector<std::string>&);
+
+mad::Result<Table> query(sm::store::Db& db, const std::string& sql, std::vector<std::string> cols,
+                         std::vector<bool> numeric,
+                         const std::function<std::vector<std::string>(const sm::store::Stmt&)>& row,
+                         const std::function<void(sm::store::Stmt&)>& bind = {}) {
+  auto st = db.prepare(sql);
+  if (!st) return std::unexpected(st.error());
+  if (bind) bind(*st);
+  Table t{std::move(cols), {}, std::move(numeric)};
+  while (true) {
+    auto r = st->step();
+    if (!r) return std::unexpected(r.error());
+    if (!*r) break;
+    t.rows.push_back(row(*st));
+  }
+  return t;
+}
+
+}  // namespace
+
+int cmd_show(int argc, char** argv) {
+  std::string what, db_path = "/var/lib/fabricsm/fabricsm.db";
+  std::vector<std::string> args;
+  bool json = false;
+  int limit = 50;
+  po::options_description opts(
+      "fabricsm show {nodes|links|lids|routes LID|events|sweeps|sms} [--db PATH] [--json]\n\n"
+      "Prints what the store holds (read-only; works while the daemon runs).\n\nOptions");
+  opts.add_options()("help,h", "this help")("db", po::value(&db_path)->default_value(db_path), "database")(
+      "json", po::bool_switch(&json), "JSON instead of a table")(
+      "limit", po::value(&limit)->default_value(limit), "events and sweeps: the newest this many");
+  po::options_description hidden;
+  hidden.add_options()("what", po::value(&what))("args", po::value(&args));
+  po::positional_options_description pos;
+  pos.add("what", 1).add("args", -1);
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "fabricsm show: {}\n", e.what());
+    return 2;
+  }
+  if (vm.count("help") || what.empty()) {
+    std::cout << opts << "\n";
+    return what.empty() && !vm.count("help") ? 2 : 0;
+  }
+  auto store = sm::store::Store::open({.path = db_path, .read_only = true});
+  if (!store) {
+    fmt::print(stderr, "fabricsm show: {}\n", store.error().message);
+    return 1;
+  }
+  sm::store::Db& db = (*store)->db();
+  mad::Result<Table> t = mad::fail(mad::Errc::invalid, fmt::format("unknown table '{}' (nodes, links, lids, routes LID, events, sweeps, sms)", what));
+  if (what == "nodes") {
+    t = query(db, "SELECT guid, type, num_ports, description, present, first_seen, last_seen FROM nodes ORDER BY guid",
+              {"guid", "type", "ports", "description", "present", "first_seen", "last_seen"},
+              {false, false, true, false, false, false, false}, [](const sm::store::Stmt& s) {
+                return std::vector<std::string>{guid(s.u64(0)), type_name(s.i64(1)), std::to_string(s.i64(2)),
+                                                s.text(3), s.i64(4) ? "yes" : "no", when(s.i64(5)), when(s.i64(6))};
+              });
+  } else if (what == "links") {
+    t = query(db,
+              "SELECT a.description, l.a_port, b.description, l.b_port, l.width, l.speed, l.speed_ext, l.state, "
+              "l.a_guid, l.b_guid FROM links l JOIN nodes a ON a.guid = l.a_guid JOIN nodes b ON b.guid = l.b_guid "
+              "ORDER BY l.a_guid, l.a_port",
+              {"from", "from_port", "to", "to_port", "width", "speed", "ext_speed", "state"},
+              {false, true, false, true, true, true, true, false}, [](const sm::store::Stmt& s) {
+                return std::vector<std::string>{s.text(0), std::to_string(s.i64(1)), s.text(2), std::to_string(s.i64(3)),
+                                                std::to_string(s.i64(4)), std::to_string(s.i64(5)),
+                                                std::to_string(s.i64(6)), state_name(s.i64(7))};
+              });
+  } else if (what == "lids") {
+    t = query(db,
+              "SELECT l.lid, l.lmc, l.port_guid, coalesce(n.description, ''), coalesce(p.port, ''), l.first_seen, "
+              "l.last_seen, p.node_guid IS NOT NULL FROM lids l LEFT JOIN ports p ON p.port_guid = l.port_guid "
+              "AND (p.port = 0 OR p.port_guid != p.node_guid) LEFT JOIN nodes n ON n.guid = p.node_guid "
+              "GROUP BY l.port_guid ORDER BY l.lid",
+              {"lid", "lmc", "port_guid", "node", "port", "first_seen", "last_seen", "present"},
+              {true, true, false, false, true, false, false, false}, [](const sm::store::Stmt& s) {
+                return std::vector<std::string>{std::to_string(s.i64(0)), std::to_string(s.i64(1)), guid(s.u64(2)),
+                                                s.text(3), s.text(4), when(s.i64(5)), when(s.i64(6)),
+                                                s.i64(7) ? "yes" : "no"};
+              });
+  } else if (what == "routes") {
+    if (args.size() != 1) {
+      fmt::print(stderr, "fabricsm show routes: give one destination LID\n");
+      return 2;
+    }
+    const long lid = std::strtol(args[0].c_str(), nullptr, 0);
+    if (lid <= 0 || lid > 0xBFFF) {
+      fmt::print(stderr, "fabricsm show routes: '{}' is not a unicast LID\n", args[0]);
+      return 2;
+    }
+    // Each switch's entry for the LID, and where that port leads.
+    t = query(db,
+              "SELECT s.description, w.switch_guid, substr(w.lft, ?1 + 1, 1), w.top FROM switch_lfts w "
+              "JOIN nodes s ON s.guid = w.switch_guid ORDER BY w.switch_guid",
+              {"switch", "guid", "out_port", "next"}, {false, false, true, false},
+              [&](const sm::store::Stmt& s) {
+                const auto b = s.blob(2);
+                const int port = b.empty() || lid > s.i64(3) ? 255 : b[0];
+                std::string next = port == 0 ? "(this switch)" : port == 255 ? "(no route)" : "";
+                if (next.empty()) {
+                  auto q = db.prepare("SELECT n.description, CASE WHEN l.a_guid = ?1 THEN l.b_port ELSE l.a_port END "
+                                      "FROM links l JOIN nodes n ON n.guid = CASE WHEN l.a_guid = ?1 THEN l.b_guid "
+                                      "ELSE l.a_guid END WHERE (l.a_guid = ?1 AND l.a_port = ?2) OR "
+                                      "(l.b_guid = ?1 AND l.b_port = ?2)");
+                  if (q) {
+                    q->bind(1, s.u64(1)).bind(2, port);
+                    if (auto r = q->step(); r && *r) next = fmt::format("{}[{}]", q->text(0), q->i64(1));
+                  }
+                }
+                return std::vector<std::string>{s.text(0), guid(s.u64(1)), port == 255 ? "-" : std::to_string(port), next};
+              },
+              [&](sm::store::Stmt& s) { s.bind(1, static_cast<int64_t>(lid)); });
+  } else if (what == "events") {
+    t = query(db, "SELECT time, level, code, message FROM (SELECT * FROM events ORDER BY id DESC LIMIT ?1) ORDER BY id",
+              {"time", "level", "code", "message"}, {false, false, true, false},
+              [](const sm::store::Stmt& s) {
+                return std::vector<std::string>{when(s.i64(0)), s.text(1), fmt::format("{:04d}", s.i64(2)), s.text(3)};
+              },
+              [&](sm::store::Stmt& s) { s.bind(1, limit); });
+  } else if (what == "sweeps") {
+    t = query(db,
+              "SELECT number, started, heavy, trigger, up, switches, cas, smps, lft_blocks, port_sets, total_ms, "
+              "engine FROM (SELECT * FROM sweeps ORDER BY id DESC LIMIT ?1) ORDER BY id",
+              {"sweep", "started", "kind", "trigger", "up", "switches", "CAs", "SMPs", "LFT_blocks", "port_sets",
+               "ms", "engine"},
+              {true, false, false, false, false, true, true, true, true, true, true, false},
+              [](const sm::store::Stmt& s) {
+                return std::vector<std::string>{
+                    std::to_string(s.i64(0)), when(s.i64(1)), s.i64(2) ? "heavy" : "incremental", s.text(3),
+                    s.i64(4) ? "yes" : "NO", std::to_string(s.i64(5)), std::to_string(s.i64(6)),
+                    std::to_string(s.i64(7)), std::to_string(s.i64(8)), std::to_string(s.i64(9)),
+                    fmt::format("{:.1f}", s.f64(10)), s.text(11)};
+              },
+              [&](sm::store::Stmt& s) { s.bind(1, limit); });
+  } else if (what == "sms") {
+    t = query(db, "SELECT guid, lid, priority, state, act_count, sm_key_ok, first_seen, last_heard FROM sm_peers ORDER BY guid",
+              {"guid", "lid", "priority", "state", "act_count", "sm_key_ok", "first_seen", "last_heard"},
+              {false, true, true, false, true, false, false, false}, [](const sm::store::Stmt& s) {
+                static const char* st[] = {"NotActive", "Discovering", "Standby", "Master"};
+                const int64_t k = s.i64(3);
+                return std::vector<std::string>{guid(s.u64(0)), std::to_string(s.i64(1)), std::to_string(s.i64(2)),
+                                                k >= 0 && k <= 3 ? st[k] : "?", std::to_string(s.i64(4)),
+                                                s.i64(5) ? "yes" : "NO", when(s.i64(6)), when(s.i64(7))};
+              });
+  }
+  if (!t) {
+    fmt::print(stderr, "fabricsm show: {}\n", t.error().message);
+    return t.error().code == mad::Errc::invalid ? 2 : 1;
+  }
+  fmt::print("{}", json ? t->json() : t->text());
+  return 0;
+}
+
+}  // namespace cli
