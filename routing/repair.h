@@ -1,0 +1,27 @@
+// Route repair: after cables or nodes went away (nothing added, every remaining port with the
+// LIDs it had), keep every route that is still legal and re-route only what crossed what is
+// gone. The result obeys the same rules as the engine that made the old tables — shortest
+// paths for minhop, up*/down* over the same orientation for ftree and updn (so still
+// deadlock-free) — and changes the fewest entries, so the fewest LFT blocks are written and
+// the reaction to a failure costs milliseconds instead of a full recomputation.
+// Anything it cannot do that way (something was added, the orientation moved, an engine
+// without rules here) is an error, and the caller routes in full.
+#pragma once
+
+#include <string_view>
+
+#include "routing/engine.h"
+
+namespace routing {
+
+struct RepairResult {
+  RoutingTables tables;
+  size_t destinations = 0;   // destination LIDs that needed a new route somewhere
+  size_t entries = 0;        // LFT entries changed
+};
+
+mad::Result<RepairResult> repair_routes(const Topology& before, const RoutingTables& old,
+                                        const Topology& now, std::string_view engine,
+                                        const RoutingOptions& opts);
+
+}  // namespace routing
