@@ -218,8 +218,9 @@ void Discovery::read_port(Guid g, uint8_t port, const DrPath& path) {
           const Guid peer = rec.peer;
           const uint8_t peer_port = rec.peer_port;
           model_.unlink(g, port);
+          // Its route may well have crossed this very cable: read it once routes are redone.
           const FabricModel::NodeRec* pn = model_.find(peer);
-          if (!full_ && pn && pn->is_switch()) read_port(peer, peer_port, pn->path);
+          if (!full_ && pn && pn->is_switch()) retry_ports_.emplace_back(peer, peer_port);
         }
       } else if (!rec.linked() || !had || before != pi->port_state) {
         // New, or changed under us (a flap, a reboot at the far end): look who is there now.

@@ -22,6 +22,10 @@ class FabricModel {
     Guid guid;          // NodeInfo.PortGUID when an SMP came in by this port
     Guid peer;          // node at the other end, when known
     uint8_t peer_port = 0;
+    // PortInfo fields this port answered a Set without taking (some agents ignore
+    // SubnetTimeOut, MasterSMSL, NeighborMTU, ...): not compared again, or they would be
+    // re-sent on every sweep. Bits: see Programmer's field list.
+    uint32_t ignored = 0;
     bool linked() const { return !peer.is_zero(); }
   };
   struct NodeRec {

@@ -14,13 +14,32 @@ int64_t now_ns() {
 }
 constexpr int kAttempts = 3;  // per Set, on top of the transaction layer's own resends
 
-bool same_config(const mad::PortInfo& a, const mad::PortInfo& b) {
-  return a.lid == b.lid && a.lmc == b.lmc && a.master_sm_lid == b.master_sm_lid &&
-         a.master_sm_sl == b.master_sm_sl && a.subnet_timeout == b.subnet_timeout &&
-         a.m_key == b.m_key && a.m_key_lease_period == b.m_key_lease_period &&
-         a.neighbor_mtu == b.neighbor_mtu && a.operational_vls == b.operational_vls &&
-         a.hoq_life == b.hoq_life && a.vl_stall_count == b.vl_stall_count;
+// The PortInfo fields the SM sets and compares, one bit each in PortRec::ignored.
+enum Field : uint32_t {
+  f_lid = 1 << 0, f_lmc = 1 << 1, f_sm_lid = 1 << 2, f_sm_sl = 1 << 3, f_subnet_timeout = 1 << 4,
+  f_m_key = 1 << 5, f_m_key_lease = 1 << 6, f_neighbor_mtu = 1 << 7, f_op_vls = 1 << 8,
+  f_hoq_life = 1 << 9, f_vl_stall = 1 << 10,
+};
+
+// The fields where a and b differ.
+uint32_t differing(const mad::PortInfo& a, const mad::PortInfo& b) {
+  uint32_t d = 0;
+  if (a.lid != b.lid) d |= f_lid;
+  if (a.lmc != b.lmc) d |= f_lmc;
+  if (a.master_sm_lid != b.master_sm_lid) d |= f_sm_lid;
+  if (a.master_sm_sl != b.master_sm_sl) d |= f_sm_sl;
+  if (a.subnet_timeout != b.subnet_timeout) d |= f_subnet_timeout;
+  if (a.m_key != b.m_key) d |= f_m_key;
+  if (a.m_key_lease_period != b.m_key_lease_period) d |= f_m_key_lease;
+  if (a.neighbor_mtu != b.neighbor_mtu) d |= f_neighbor_mtu;
+  if (a.operational_vls != b.operational_vls) d |= f_op_vls;
+  if (a.hoq_life != b.hoq_life) d |= f_hoq_life;
+  if (a.vl_stall_count != b.vl_stall_count) d |= f_vl_stall;
+  return d;
 }
+// Addressing must take: a port that will not hold its LID or SM LID is a failure, not a quirk.
+constexpr uint32_t kMustTake = f_lid | f_lmc | f_sm_lid;
+
 }  // namespace
 
 uint64_t lft_block_hash(std::span<const uint8_t, 64> e) {
@@ -41,12 +60,20 @@ const FabricModel::NodeRec& Programmer::record(NodeId id) const {
   return *model_.find(topo_->node(id).guid);  // the topology was made from the model
 }
 
-void Programmer::record_port(NodeId node, PortNum port, const mad::Smp& answer) {
+void Programmer::record_port(NodeId node, PortNum port, const mad::Smp& answer, const mad::PortInfo* sent) {
   auto pi = mad::decode_attr<mad::PortInfo>(answer);
   FabricModel::NodeRec* n = model_.find(topo_->node(node).guid);
   if (!pi || !n || port.value() >= n->ports.size()) return;
-  n->ports[port.value()].info = *pi;
-  n->ports[port.value()].have_info = true;
+  FabricModel::PortRec& rec = n->ports[port.value()];
+  rec.info = *pi;
+  rec.have_info = true;
+  if (sent) {
+    const uint32_t not_taken = differing(*sent, *pi) & ~kMustTake;
+    if (not_taken & ~rec.ignored)
+      log_.debug(504, "{}[{}] does not keep PortInfo fields 0x{:03x}: not compared again", n->info.node_guid,
+                 port, not_taken);
+    rec.ignored |= not_taken;
+  }
 }
 
 void Programmer::fail(std::string what) {
@@ -279,8 +306,8 @@ void Programmer::plan_ports() {
       as_read.link_speed_enabled = 0;
       as_read.link_speed_ext_enabled = 0;
       as_read.link_down_default_state = 0;
-      job.configure = !same_config(as_read, want) || want.port_state == PortState::armed ||
-                      want.client_reregister;
+      job.configure = (differing(as_read, want) & ~rec.ports[pn].ignored) != 0 ||
+                      want.port_state == PortState::armed || want.client_reregister;
       if (!job.configure && n.is_switch() && pn == 0) memory_[n.guid].lid = read.lid;
       if (job.configure || job.activate) jobs_.push_back(job);
     }
@@ -296,7 +323,7 @@ void Programmer::set_port(size_t j, int attempt) {
                 const Node& n = topo_->node(job.node);
                 if (r) {
                   ++stats_.port_sets;
-                  record_port(job.node, job.port, *r);
+                  record_port(job.node, job.port, *r, &job.want);
                   if (job.want.client_reregister) ++stats_.client_reregisters;
                   if (n.is_switch() && job.port.value() == 0) memory_[n.guid].lid = job.want.lid;
                 } else if (attempt + 1 < kAttempts) {
@@ -313,7 +340,7 @@ void Programmer::set_port(size_t j, int attempt) {
                                                      pi->port_state >= PortState::armed);
                                 if (landed) {
                                   ++stats_.port_sets;
-                                  record_port(jb.node, jb.port, *g);
+                                  record_port(jb.node, jb.port, *g, nullptr);
                                 } else {
                                   set_port(j, attempt + 1);
                                 }
@@ -340,7 +367,7 @@ void Programmer::activate_port(size_t j, int attempt) {
                 const Node& n = topo_->node(job.node);
                 if (r) {
                   ++stats_.activations;
-                  record_port(job.node, job.port, *r);
+                  record_port(job.node, job.port, *r, nullptr);
                 } else if (attempt + 1 < kAttempts) {
                   begin();
                   client_.get(path, mad::attr::port_info, job.port.value(),
@@ -349,7 +376,7 @@ void Programmer::activate_port(size_t j, int attempt) {
                                             : mad::Result<mad::PortInfo>(std::unexpected(g.error()));
                                 if (pi && pi->port_state == PortState::active) {
                                   ++stats_.activations;
-                                  record_port(jobs_[j].node, jobs_[j].port, *g);
+                                  record_port(jobs_[j].node, jobs_[j].port, *g, nullptr);
                                 } else {
                                   activate_port(j, attempt + 1);
                                 }

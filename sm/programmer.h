@@ -109,7 +109,8 @@ class Programmer {
   void begin() { ++pending_; }
   void end();
   void fail(std::string what);
-  void record_port(NodeId node, PortNum port, const mad::Smp& answer);
+  // Stores what a port answered; with `sent`, also learns which fields it does not keep.
+  void record_port(NodeId node, PortNum port, const mad::Smp& answer, const mad::PortInfo* sent);
   const FabricModel::NodeRec& record(NodeId id) const;
 
   SmpClient& client_;

@@ -279,8 +279,34 @@ def check_links(iblinkinfo):
     return up > 0 and not bad
 
 
+def lid_of(ibnet, name):
+    """The LID of the switch whose description is `name`."""
+    for n in Fabric(ibnet).switches():
+        if n['name'] == name:
+            print(n['lid'])
+            return True
+    return False
+
+
+def netfile_peer(netfile, node, port):
+    """'"REMOTE"[PORT]': the other end of a cable, as the net file lists it."""
+    cur = None
+    for line in open(netfile):
+        m = re.match(r'^(Switch|Hca|Ca)\s+\d+\s+"([^"]*)"', line)
+        if m:
+            cur = m.group(2)
+            continue
+        m = PORT_LINE.match(line)
+        if m and cur == node and int(m.group(1)) == int(port):
+            print(f'"{m.group(3)}"[{m.group(4)}]')
+            return True
+    return False
+
+
 def main(argv):
     cmds = {
+        'lid-of': lambda a: lid_of(a[0], a[1]),
+        'peer': lambda a: netfile_peer(a[0], a[1], a[2]),
         'topology': lambda a: check_topology(a[0], a[1], a[2]),
         'routes': lambda a: check_routes(a[0], a[1]),
         'pairs': lambda a: sample_pairs(a[0], int(a[1])),
