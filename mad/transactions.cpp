@@ -17,18 +17,20 @@ uint32_t tid_low(const Packet& p) {
 Transactions::Transactions(Transport& t, TransactionConfig cfg)
     : transport_(t), cfg_(cfg), tid_high_(0x46534d00) /* "FSM\0": tells our TIDs apart */ {}
 
-void Transactions::submit(Packet request, Completion done) {
-  queue_.emplace_back(std::move(request), std::move(done));
+void Transactions::submit(Packet request, Completion done, std::optional<Attempts> attempts) {
+  queue_.push_back(Queued{std::move(request), std::move(done), attempts});
   fill_window();
 }
 
-Nanos Transactions::timeout_for(int attempt) const {
+Nanos Transactions::timeout_for(const Pending& p) const {
+  if (p.attempts) return p.attempts->timeout;
+  const int attempt = p.attempt;
   double t = static_cast<double>(cfg_.timeout.count()) * std::pow(cfg_.backoff, attempt);
   return std::min(Nanos(static_cast<int64_t>(t)), std::max(cfg_.timeout, cfg_.max_timeout));
 }
 
 void Transactions::transmit(uint32_t tid, Pending& p) {
-  p.deadline = transport_.clock().now() + timeout_for(p.attempt);
+  p.deadline = transport_.clock().now() + timeout_for(p);
   timers_.push(Timer{p.deadline, tid, p.attempt});
   ++stats_.sent;
   if (auto r = transport_.send(p.request); !r) ++stats_.send_errors;  // the timer retries it
@@ -36,14 +38,15 @@ void Transactions::transmit(uint32_t tid, Pending& p) {
 
 void Transactions::fill_window() {
   while (!queue_.empty() && outstanding_.size() < static_cast<size_t>(cfg_.window)) {
-    auto [pkt, done] = std::move(queue_.front());
+    Queued q = std::move(queue_.front());
     queue_.pop_front();
+    Packet& pkt = q.request;
     uint32_t tid = next_tid_++;
     if (next_tid_ == 0) next_tid_ = 1;
     ByteWriter w(pkt.mad);
     w.write_be32(8, static_cast<uint32_t>(tid_high_));
     w.write_be32(12, tid);
-    auto [it, inserted] = outstanding_.emplace(tid, Pending{std::move(pkt), std::move(done)});
+    auto [it, inserted] = outstanding_.emplace(tid, Pending{std::move(pkt), std::move(q.done), q.attempts});
     transmit(tid, it->second);
   }
 }
@@ -73,7 +76,7 @@ void Transactions::on_tick() {
     auto it = outstanding_.find(t.tid);
     if (it == outstanding_.end() || it->second.attempt != t.attempt) continue;  // answered
     Pending& p = it->second;
-    if (p.attempt < cfg_.retries) {
+    if (p.attempt < (p.attempts ? p.attempts->retries : cfg_.retries)) {
       ++p.attempt;
       ++stats_.retried;
       transmit(t.tid, p);

@@ -35,12 +35,19 @@ struct TransactionStats {
 // Called exactly once per submitted request: with the response, or with Errc::timeout / io.
 using Completion = std::function<void(Result<Packet>)>;
 
+// A request's own timing, instead of the configured one: an SM's heartbeat poll must be
+// declared lost within its poll interval, whatever the sweep's SMPs are allowed.
+struct Attempts {
+  Nanos timeout;    // every attempt
+  int retries = 0;  // resends after the first attempt
+};
+
 class Transactions {
  public:
   Transactions(Transport& t, TransactionConfig cfg);
 
   // Queues a request. The TID is assigned here (bytes 8-15 of the MAD are overwritten).
-  void submit(Packet request, Completion done);
+  void submit(Packet request, Completion done, std::optional<Attempts> attempts = std::nullopt);
   // Offers an arrived MAD. Returns true when it was a response to a request of ours
   // (matched on the low 32 bits of the TID: ibsim rewrites the high half).
   bool on_receive(const Packet& p);
@@ -60,8 +67,14 @@ class Transactions {
   struct Pending {
     Packet request;
     Completion done;
+    std::optional<Attempts> attempts;
     int attempt = 0;
     Nanos deadline{};
+  };
+  struct Queued {
+    Packet request;
+    Completion done;
+    std::optional<Attempts> attempts;
   };
   struct Timer {
     Nanos deadline;
@@ -74,13 +87,13 @@ class Transactions {
 
   void fill_window();
   void transmit(uint32_t tid, Pending& p);
-  Nanos timeout_for(int attempt) const;
+  Nanos timeout_for(const Pending& p) const;
 
   Transport& transport_;
   TransactionConfig cfg_;
   uint32_t next_tid_ = 1;
   uint64_t tid_high_;
-  std::deque<std::pair<Packet, Completion>> queue_;
+  std::deque<Queued> queue_;
   std::unordered_map<uint32_t, Pending> outstanding_;
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
   TransactionStats stats_;

@@ -133,7 +133,36 @@ void SimFabric::set_is_sm(EndpointId ep, bool on) {
   if (p.cap_mask != before) send_trap(endpoints_[ep].node, endpoints_[ep].port, 144, p.cap_mask);
 }
 
+void SimFabric::detach(EndpointId ep) {
+  Endpoint& e = endpoints_[ep];
+  if (!e.attached) return;
+  e.attached = false;
+  e.inbox.clear();
+  SimPort& p = nodes_[e.node].ports[e.port];
+  if (p.endpoint == ep) p.endpoint = kNoEndpoint;
+}
+
+bool SimFabric::any_mail() const {
+  for (const Endpoint& e : endpoints_)
+    if (!e.inbox.empty()) return true;
+  return false;
+}
+
+void SimFabric::run_until_mail(mad::Nanos deadline) {
+  Arrival a;
+  while (!any_mail()) {
+    auto next = events_.next_time();
+    if (!next || *next > deadline) {
+      clock_.advance_to(deadline);
+      return;
+    }
+    clock_.advance_to(events_.pop(a));
+    deliver(a);
+  }
+}
+
 void SimFabric::inject(EndpointId ep, const mad::Packet& pkt) {
+  if (!endpoints_[ep].attached) return;  // a dead process sends nothing
   ++stats_.injected;
   const Endpoint& e = endpoints_[ep];
   route(pkt, e.node, e.port, nodes_[e.node].ports[e.port].lid, mad::Nanos(0));

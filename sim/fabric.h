@@ -130,6 +130,11 @@ class SimFabric {
   mad::Result<EndpointId> attach(NodeIdx node, uint8_t port);
   // IsSM in the port's CapabilityMask (what opening the issm device does); sends trap 144.
   void set_is_sm(EndpointId ep, bool on);
+  // The SM process is gone: its port stays, MADs for it get the answer a port without an SM
+  // gives, and its inbox is dropped. IsSM is left as it is (clear it first, as the kernel does
+  // when the issm device closes; ibsim keeps it). The port can be attached to again.
+  void detach(EndpointId ep);
+  bool attached(EndpointId ep) const { return endpoints_[ep].attached; }
   // A MAD from an endpoint enters the fabric at its port now.
   void inject(EndpointId ep, const mad::Packet& p);
   std::vector<mad::Packet>& inbox(EndpointId ep) { return endpoints_[ep].inbox; }
@@ -145,6 +150,9 @@ class SimFabric {
   // Runs events until `ep` has mail or the next event is after `deadline`; the clock ends at
   // the last event run, or at `deadline` when the inbox is still empty.
   void run_for_endpoint(EndpointId ep, mad::Nanos deadline);
+  // The same for several SMs at once: runs events until any attached endpoint has mail or the
+  // next event is after `deadline`.
+  void run_until_mail(mad::Nanos deadline);
 
   // --- faults (see faults.cpp) -------------------------------------------------------------
   mad::Result<void> link_down(NodeIdx node, uint8_t port);
@@ -173,7 +181,9 @@ class SimFabric {
     NodeIdx node;
     uint8_t port;
     std::vector<mad::Packet> inbox;
+    bool attached = true;
   };
+  bool any_mail() const;
   // A MAD in flight arrives at (node, port) at its event time.
   struct Arrival {
     mad::Packet pkt;

@@ -20,7 +20,15 @@ SubnetManager::SubnetManager(mad::Transport& transport, SmConfig cfg, Logger& lo
       log_(log),
       tx_(transport, cfg_.mads),
       client_(tx_, cfg_.ports.m_key),
-      lids_(cfg_.ports.lmc) {}
+      lids_(cfg_.ports.lmc),
+      ha_host_(transport, tx_, log, cfg_.ports.m_key,
+               HaHost::Hooks{[this] { ha_discover(); }, [this] { ha_become_master(); },
+                             [this] { ha_stand_by(); },
+                             [this] { request_sweep("another master handed its part of the subnet over"); },
+                             [this](const ha::Note& n) {
+                               if (on_ha_note) on_ha_note(n);
+                             }}),
+      ha_(ha_host_, cfg_.ha) {}
 
 PhaseTime SubnetManager::since(int64_t w, mad::Nanos f) const {
   return PhaseTime{static_cast<double>(wall_ns() - w) / 1e6,
@@ -28,12 +36,16 @@ PhaseTime SubnetManager::since(int64_t w, mad::Nanos f) const {
 }
 
 void SubnetManager::start() {
-  log_.info(101, "starting: routing {}, {} SMPs in flight, priority {}", cfg_.routing_engine,
-            cfg_.mads.window, cfg_.priority);
-  heavy_sweep("start");
+  log_.info(101, "starting: routing {}, {} SMPs in flight, priority {}{}", cfg_.routing_engine,
+            cfg_.mads.window, cfg_.ha.priority, cfg_.ha.sticky ? ", sticky" : "");
+  ha_.start();  // Discovering: the agent asks for the first walk
 }
 
 void SubnetManager::request_sweep(std::string why) {
+  if (!master_ && ha_.state() != mad::SmState::discovering) {
+    log_.debug(102, "heavy sweep not run: {} (this SM is {})", why, mad::sm_state_name(ha_.state()));
+    return;
+  }
   log_.info(102, "heavy sweep requested: {}", why);
   heavy_wanted_ = true;
   heavy_why_ = std::move(why);
@@ -109,7 +121,12 @@ void SubnetManager::after_discovery() {
     return;
   }
   port_guid_ = t.port(t.sm_node(), t.sm_port()).guid;
+  ha_.set_self(port_guid_);
+  elect();
+}
 
+void SubnetManager::assign_and_route() {
+  const Topology& t = topo_;
   phase_wall_ns_ = wall_ns();
   phase_fabric_ = now();
   LidAssignment partial;
@@ -155,11 +172,12 @@ void SubnetManager::after_programming() {
   report_.programming = since(phase_wall_ns_, phase_fabric_);
   const ProgramStats& s = report_.program;
   log_.info(503, "sweep {}: programming: {} LFT blocks written ({} read back), {} SwitchInfo, "
-            "{} port Sets, {} activations, {} failures, {:.1f} ms",
+            "{} port Sets ({} with ClientReregister), {} activations, {} failures, {:.1f} ms",
             sweeps_, s.lft_blocks_written, s.lft_blocks_read, s.switch_info_sets, s.port_sets,
-            s.activations, s.failures, report_.programming.wall_ms);
+            s.client_reregisters, s.activations, s.failures, report_.programming.wall_ms);
   const bool ok = programmer_->ok() && report_.lids.unassigned == 0;
   programmer_.reset();
+  if (std::exchange(forget_tables_, false)) lft_memory_.clear();
   finish(ok, ok ? "" : "programming failed on some nodes");
 }
 
@@ -171,11 +189,9 @@ void SubnetManager::finish(bool up, std::string failure) {
   report_.smps_sent = st.sent - mads_at_start_.sent;
   report_.smps_retried = st.retried - mads_at_start_.retried;
   report_.smps_timed_out = st.timed_out - mads_at_start_.timed_out;
-  ++act_count_;
   sweeping_ = false;
   phase_ = "idle";
-  if (up) {
-    state_ = mad::SmState::master;
+  if (up && master_) {
     if (!up_)
       log_.info(104, "SUBNET UP: {} switches, {} CAs, {} SMPs, {:.1f} ms", report_.switches, report_.cas,
                 report_.smps_sent, report_.total.wall_ms);
@@ -184,9 +200,9 @@ void SubnetManager::finish(bool up, std::string failure) {
                 report_.heavy ? "heavy" : "incremental", report_.smps_sent, report_.program.lft_blocks_written,
                 report_.total.wall_ms);
     up_ = true;
-  } else {
+  } else if (!up) {
     log_.error(106, "sweep {} did not bring the subnet up: {}", sweeps_, report_.failure);
-    retry_at_ = now() + cfg_.retry_interval;
+    if (master_ || ha_.state() == mad::SmState::discovering) retry_at_ = now() + cfg_.retry_interval;
   }
   if (next_light_ <= now() && cfg_.sweep_interval.count() > 0) next_light_ = now() + cfg_.sweep_interval;
   if (on_sweep_done) on_sweep_done(report_);
@@ -195,6 +211,10 @@ void SubnetManager::finish(bool up, std::string failure) {
 
 void SubnetManager::start_next_if_wanted() {
   if (sweeping_) return;
+  if (!master_ && ha_.state() != mad::SmState::discovering) {
+    heavy_wanted_ = false;
+    return;
+  }
   if (heavy_wanted_) {
     heavy_sweep(heavy_why_);
   } else if (!dirty_.empty() && react_at_ && *react_at_ <= now()) {
@@ -203,6 +223,7 @@ void SubnetManager::start_next_if_wanted() {
 }
 
 void SubnetManager::mark_dirty(Guid sw, std::string why) {
+  if (!master_) return;
   if (dirty_.empty()) dirty_why_ = std::move(why);
   dirty_.insert(sw);
   if (!react_at_) react_at_ = now() + cfg_.trap_coalesce;
@@ -264,32 +285,10 @@ void SubnetManager::on_mad(const mad::Packet& p) {
   }
   if (mad::method::is_response(smp->method)) return;  // late answer to a finished request
   if (smp->attr_id == mad::attr::sm_info) {
-    answer_sm_info(p, *smp);
+    if (smp->method == mad::method::get || smp->method == mad::method::set) ha_host_.answer(p, *smp, ha_);
   } else if (smp->method == mad::method::trap && smp->attr_id == mad::attr::notice) {
     on_trap(p, *smp);
   }
-}
-
-void SubnetManager::answer_sm_info(const mad::Packet& p, const mad::Smp& req) {
-  mad::Smp resp = req;
-  resp.method = mad::method::get_resp;
-  resp.status = mad::status::ok;
-  if (req.method != mad::method::get) {
-    resp.status = mad::status::unsupported_method_attr;  // Set (handover) comes with HA
-  } else {
-    mad::SmInfo info;
-    info.guid = port_guid_;
-    info.sm_key = 0;  // only revealed to a requester that knows it (HA)
-    info.act_count = act_count_;
-    info.priority = cfg_.priority;
-    info.state = state_;
-    resp.data = mad::encode_attr(info);
-  }
-  if (resp.is_directed()) resp.direction = true;  // the hop pointer is echoed as received
-  mad::Packet out;
-  out.mad = mad::encode_smp(resp);
-  out.addr = p.addr;  // LID-routed: back to the requester's LID; DR: permissive
-  (void)transport_.send(out);
 }
 
 void SubnetManager::on_trap(const mad::Packet& p, const mad::Smp& trap) {
@@ -315,8 +314,12 @@ void SubnetManager::on_trap(const mad::Packet& p, const mad::Smp& trap) {
     else
       mark_dirty(sw, fmt::format("trap 128 from LID {}", notice->issuer_lid));
   } else if (notice->is_trap(mad::trap::local_changes)) {
-    // A CA's capabilities changed (an SM came or went, ...): nothing to re-route; HA listens.
-    log_.debug(605, "trap 144 from LID {}", notice->issuer_lid);
+    // A port's capabilities changed (an SM came, went or changed priority): nothing to
+    // re-route; the HA agent reads that SM's SMInfo.
+    const auto t144 = notice->trap144();
+    const Guid port = ha_host_.port_by_lid(topo_, t144 ? t144->lid : notice->issuer_lid);
+    log_.debug(605, "trap 144 from LID {} (port {})", notice->issuer_lid, port);
+    if (!port.is_zero()) ha_.sm_port_changed(port);
   }
 }
 
@@ -339,10 +342,14 @@ SubnetManager::Progress SubnetManager::progress() const {
 
 void SubnetManager::on_tick() {
   tx_.on_tick();
+  if (port_guid_.is_zero()) learn_own_guid();
+  ha_.on_tick();
   if (sweeping_ || light_) return;
   const mad::Nanos t = now();
   if (retry_at_ && t >= *retry_at_) {
     heavy_sweep("retry after a failed sweep");
+  } else if (!master_) {
+    return;
   } else if (!dirty_.empty() && react_at_ && t >= *react_at_) {
     incremental_sweep();
   } else if (up_ && cfg_.sweep_interval.count() > 0 && t >= next_light_) {
@@ -355,10 +362,11 @@ std::optional<mad::Nanos> SubnetManager::next_deadline() const {
   auto consider = [&](std::optional<mad::Nanos> t) {
     if (t && (!d || *t < *d)) d = t;
   };
+  consider(ha_.next_deadline());
   if (!sweeping_ && !light_) {
     consider(retry_at_);
-    if (!dirty_.empty()) consider(react_at_);
-    if (up_ && cfg_.sweep_interval.count() > 0) consider(next_light_);
+    if (master_ && !dirty_.empty()) consider(react_at_);
+    if (master_ && up_ && cfg_.sweep_interval.count() > 0) consider(next_light_);
   }
   return d;
 }

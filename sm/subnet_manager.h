@@ -7,6 +7,11 @@
 // incremental sweep re-reads only the switches a trap or a light sweep pointed at, and the
 // programmer's diffs keep what is written to what changed. The first sweep that leaves every
 // port Active and every switch programmed logs SUBNET UP.
+//
+// Only a master configures. The SM starts in Discovering: its first walk reads the subnet and
+// stops before LIDs; the HA agent (ha/, through HaHost) asks the other SMs found and decides.
+// As master the same sweep goes on to LIDs, routing and programming; as standby it ends
+// there, and nothing is swept or written until the agent makes this SM master.
 #pragma once
 
 #include <deque>
@@ -17,11 +22,13 @@
 #include <set>
 #include <string>
 
+#include "ha/agent.h"
 #include "mad/sm_info.h"
 #include "mad/transactions.h"
 #include "routing/engine.h"
 #include "sm/discovery.h"
 #include "sm/fabric_model.h"
+#include "sm/ha_host.h"
 #include "sm/lid_manager.h"
 #include "sm/light_sweep.h"
 #include "sm/log.h"
@@ -35,8 +42,7 @@ struct SmConfig {
   std::string routing_engine = "minhop";
   routing::RoutingOptions routing;
   PortPolicy ports;
-  uint8_t priority = 0;  // SMInfo priority, 0..15
-  uint64_t sm_key = 0;
+  ha::Config ha;  // SMInfo priority and SM_Key, election, polling, handover
   // After a sweep that did not bring everything up, try again after this long.
   mad::Nanos retry_interval = std::chrono::seconds(1);
   // Light sweep (SwitchInfo of every switch, for port-state changes nobody trapped); 0 = off.
@@ -97,7 +103,9 @@ class SubnetManager {
   const LftMemory& lft_memory() const { return lft_memory_; }
   const LidMap& lids_map() const { return lids_.map(); }
   const FabricModel& model() const { return model_; }
-  mad::SmState state() const { return state_; }
+  // HA: Discovering, Standby, Master or NotActive; only a master configures the subnet.
+  mad::SmState state() const { return ha_.state(); }
+  const ha::Role& ha_role() const { return ha_.role(); }
   const mad::TransactionStats& mad_stats() const { return tx_.stats(); }
   // For progress displays: the phase of the current sweep and its work done / known so far.
   struct Progress {
@@ -108,16 +116,27 @@ class SubnetManager {
   Progress progress() const;
   // Called at the end of every sweep (the CLI prints, the store commits, tests look).
   std::function<void(const SweepReport&)> on_sweep_done;
+  // Called on every HA event (state changes, a master lost, handovers, security), after it
+  // is logged.
+  std::function<void(const ha::Note&)> on_ha_note;
 
  private:
   void begin_sweep(bool heavy, std::string trigger);
   void heavy_sweep(std::string trigger);
   void incremental_sweep();
   void after_discovery();
+  void assign_and_route();
   void after_programming();
+  // subnet_manager_ha.cpp
+  void elect();
+  void finish_walk(std::string why);
+  void learn_own_guid();
   void finish(bool up, std::string failure);
   void start_next_if_wanted();
-  void answer_sm_info(const mad::Packet& p, const mad::Smp& req);
+  // What the HA agent asks for (HaHost::Hooks).
+  void ha_discover();
+  void ha_become_master();
+  void ha_stand_by();
   void on_trap(const mad::Packet& p, const mad::Smp& trap);
   void mark_dirty(Guid sw, std::string why);
   void note_port_changes(const std::vector<std::pair<Guid, uint8_t>>& changes);
@@ -140,9 +159,12 @@ class SubnetManager {
   routing::RoutingTables tables_;
   SweepReport report_;
   std::string_view phase_ = "idle";
-  mad::SmState state_ = mad::SmState::discovering;
+  HaHost ha_host_;
+  ha::Agent ha_;
+  bool master_ = false;  // the agent made this SM master: it configures the subnet
+  bool gated_ = false;   // a walk waits for the election before LIDs
+  bool forget_tables_ = false;  // stood by while programming: forget lft_memory_ after it
   Guid port_guid_;
-  uint32_t act_count_ = 0;
   bool up_ = false;
   bool sweeping_ = false;
   bool heavy_wanted_ = false;

@@ -18,6 +18,7 @@
 
 #include "mad/umad_transport.h"
 #include "sm/cli/commands.h"
+#include "sm/cli/ha_options.h"
 #include "sm/event_loop.h"
 #include "sm/subnet_manager.h"
 
@@ -45,6 +46,7 @@ struct RunArgs {
   std::string log_level = "info";
   int window = 64;
   int timeout_ms = 200;
+  HaArgs ha;
 };
 
 std::atomic<int> g_signal{0};
@@ -164,6 +166,7 @@ int cmd_run(int argc, char** argv) {
       ("window", po::value(&a.window)->default_value(a.window), "SMPs in flight (OpenSM: 4)")
       ("timeout-ms", po::value(&a.timeout_ms)->default_value(a.timeout_ms), "first timeout of an SMP, "
        "doubled on each of 3 resends up to 1000 ms (OpenSM: 200 ms, 3 retries)");
+  add_ha_options(opts, a.ha);
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
@@ -212,7 +215,9 @@ int cmd_run(int argc, char** argv) {
 
   sm::SmConfig cfg;
   cfg.routing_engine = a.routing;
-  cfg.priority = static_cast<uint8_t>(a.priority);
+  auto ha_cfg = ha_config(a.ha, static_cast<uint8_t>(a.priority));
+  if (!ha_cfg) return usage_error(ha_cfg.error().message);
+  cfg.ha = *ha_cfg;
   cfg.mads.window = a.window;
   cfg.mads.timeout = std::chrono::milliseconds(a.timeout_ms);
   cfg.mads.retries = 3;
@@ -238,7 +243,9 @@ int cmd_run(int argc, char** argv) {
   auto loop = sm::run_loop(manager, t, [&] {
     if (g_signal.load() != 0) return true;
     if (!a.once || manager.sweeping()) return false;
-    return manager.subnet_up() || manager.sweeps() >= kOnceMaxSweeps;
+    // As `opensm -o`: once is done when the subnet is up, or when another SM is master.
+    return manager.subnet_up() || manager.sweeps() >= kOnceMaxSweeps ||
+           manager.state() == mad::SmState::standby;
   });
   const mad::UmadStats st = t.stats();
   log.info(112, "umad: {} MADs sent ({} failed), {} received, {} dropped (kernel timeouts), SMPs: {} sent, "
@@ -251,6 +258,10 @@ int cmd_run(int argc, char** argv) {
   if (const int sig = g_signal.load(); sig != 0) {
     log.info(113, "stopping on {}", sig == SIGINT ? "SIGINT" : "SIGTERM");
     return a.once && !manager.subnet_up() ? kExitFail : 0;
+  }
+  if (a.once && manager.state() == mad::SmState::standby) {
+    log.info(113, "standing by: another SM is master");
+    return 0;
   }
   if (a.once && !manager.subnet_up()) {
     log.error(113, "subnet not up after {} sweeps: {}", manager.sweeps(), manager.last_sweep().failure);

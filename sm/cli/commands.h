@@ -7,6 +7,7 @@ namespace cli {
 int cmd_topo(int argc, char** argv);
 int cmd_sim(int argc, char** argv);
 int cmd_run(int argc, char** argv);
+int cmd_drill(int argc, char** argv);
 int cmd_show(int argc, char** argv);
 int cmd_status(int argc, char** argv);
 

@@ -1,0 +1,229 @@
+// fabricsm drill: failover drills with several SMs on one simulated fabric (see drill.h).
+#include <fmt/format.h>
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "routing/engine.h"
+#include "sim/generators.h"
+#include "sim/netfile.h"
+#include "sm/cli/commands.h"
+#include "sm/cli/drill.h"
+#include "sm/cli/ha_options.h"
+
+namespace po = boost::program_options;
+
+namespace cli {
+
+namespace {
+
+struct Args {
+  std::string topology, fat_tree, priorities, sm_nodes, events = "kill,return,partition,heal,loss";
+  std::string routing = "minhop", log_level = "error";
+  int sms = 3;
+  int settle_ms = 3000;
+  double loss = 0.05;
+  uint64_t seed = 1;
+  bool json = false, no_verify = false;
+  HaArgs ha;
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+mad::Result<sim::FabricSpec> load_spec(const Args& a, std::string& label) {
+  if (!a.topology.empty()) {
+    label = a.topology;
+    return sim::load_netfile(a.topology);
+  }
+  unsigned levels = 3, radix = 16;
+  char extra = 0;
+  if (!a.fat_tree.empty() && std::sscanf(a.fat_tree.c_str(), "%u,%u%c", &levels, &radix, &extra) != 2)
+    return mad::fail(mad::Errc::parse, fmt::format("--fat-tree wants LEVELS,RADIX, not '{}'", a.fat_tree));
+  label = fmt::format("{}-level fat tree, radix {}", levels, radix);
+  return sim::make_fat_tree(levels, radix);
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\u{:04x}", c);
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string opt_ms(const std::optional<double>& v) { return v ? fmt::format("{:.1f}", *v) : "null"; }
+std::string text_ms(const std::optional<double>& v) { return v ? fmt::format("{:.0f} ms", *v) : "-"; }
+
+std::string json_event(const EventResult& e) {
+  std::string notes;
+  for (const auto& n : e.notes) notes += (notes.empty() ? "" : ", ") + json_string(n);
+  std::string masters;
+  for (const auto& m : e.masters) masters += (masters.empty() ? "" : ", ") + json_string(m);
+  return fmt::format(
+      "{{\"event\": {}, \"detail\": {}, \"at_ms\": {:.1f}, \"detection_ms\": {}, \"master_ms\": {}, "
+      "\"up_ms\": {}, \"lids_changed\": {}, \"lft_blocks\": {}, \"rereg_ports\": {}, \"false_alarms\": {}, "
+      "\"masters\": [{}], \"partitions\": {}, \"one_master\": {}, \"routed\": {}, \"notes\": [{}]}}",
+      json_string(e.event), json_string(e.detail), e.at_ms, opt_ms(e.detection_ms), opt_ms(e.master_ms),
+      opt_ms(e.up_ms), e.lids_changed, e.lft_blocks, e.rereg_ports, e.false_alarms, masters, e.partitions,
+      e.one_master, e.routed ? (*e.routed ? "true" : "false") : "null", notes);
+}
+
+void print_text(const DrillResult& r) {
+  fmt::print("fabric    {}\n", r.fabric);
+  for (const auto& s : r.sms) fmt::print("SM        {}\n", s);
+  fmt::print("\n{:<10} {:>9} {:>9} {:>9} {:>9} {:>6} {:>7} {:>7}  {}\n", "event", "at", "detect", "master",
+             "up", "LIDs", "blocks", "rereg", "masters");
+  auto row = [](const EventResult& e) {
+    std::string masters;
+    for (const auto& m : e.masters) masters += (masters.empty() ? "" : ",") + m;
+    std::string verdict = e.one_master ? (e.partitions > 1 ? fmt::format("one per part ({} parts)", e.partitions)
+                                                           : "exactly one")
+                                       : (e.partitions > 1 ? "NOT one per part" : "NOT exactly one");
+    fmt::print("{:<10} {:>9} {:>9} {:>9} {:>9} {:>6} {:>7} {:>7}  {} ({}){}{}\n", e.event,
+               fmt::format("{:.0f} ms", e.at_ms), text_ms(e.detection_ms), text_ms(e.master_ms), text_ms(e.up_ms),
+               e.lids_changed, e.lft_blocks, e.rereg_ports, masters.empty() ? "none" : masters, verdict,
+               e.routed ? (*e.routed ? ", all routed" : ", NOT ALL ROUTED") : "",
+               e.false_alarms ? fmt::format(", {} false alarm(s), no takeover", e.false_alarms) : "");
+  };
+  row(r.bring_up);
+  for (const auto& e : r.events) row(e);
+  fmt::print("\n");
+  for (const auto& e : r.events) {
+    fmt::print("{}: {}\n", e.event, e.detail);
+    for (const auto& n : e.notes) fmt::print("    {}\n", n);
+  }
+  fmt::print("\n{}\n", r.ok() ? "drill passed: one master after every event, no LID changed"
+                              : "drill FAILED (see above)");
+}
+
+}  // namespace
+
+int cmd_drill(int argc, char** argv) {
+  Args a;
+  po::options_description opts(
+      "fabricsm drill [options]\n\nFailover drills in the simulator: N SMs with priorities on one fabric, "
+      "driven together on\nvirtual time, and a script of events (kill the master, bring it back, partition "
+      "the fabric\nbetween the SMs and heal it, lose MADs). Prints per event: time to detect, time until an "
+      "SM\nanswers as master and until the subnet is up again, LIDs changed, LFT blocks written, ports\n"
+      "told to re-register, and whether exactly one master remained. Exit status 0 when every event\n"
+      "ends with one master (one per part while partitioned), no LID changed and every pair routed.\n\nOptions");
+  opts.add_options()
+      ("help,h", "this help")
+      ("topology,t", po::value(&a.topology), "net file (ibnetdiscover/ibsim format)")
+      ("fat-tree", po::value(&a.fat_tree), "generate a k-ary fat tree: LEVELS,RADIX (default 3,16)")
+      ("sms", po::value(&a.sms)->default_value(a.sms), "how many SMs")
+      ("priorities", po::value(&a.priorities), "their SMInfo priorities, e.g. 15,10,5 (default 15, 10, 5, 0...)")
+      ("sm-nodes", po::value(&a.sm_nodes), "the nodes they run on (default: CAs spread over the fabric)")
+      ("events", po::value(&a.events)->default_value(a.events), "the script: kill, kill-standby, return, "
+       "partition, heal, loss")
+      ("settle-ms", po::value(&a.settle_ms)->default_value(a.settle_ms), "virtual time the SMs run after each event")
+      ("loss", po::value(&a.loss)->default_value(a.loss), "fraction of MADs lost during the loss event")
+      ("seed", po::value(&a.seed)->default_value(a.seed), "seed for losses")
+      ("routing,R", po::value(&a.routing)->default_value(a.routing), "routing engine or chain")
+      ("no-verify", po::bool_switch(&a.no_verify), "do not walk the LFTs after each event")
+      ("log-level", po::value(&a.log_level)->default_value(a.log_level), "the SMs' log lines on stderr: "
+       "error, warn, info or debug")
+      ("json", po::bool_switch(&a.json), "print the results as one JSON object");
+  add_ha_options(opts, a.ha);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
+    po::notify(vm);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "fabricsm drill: {}\n", e.what());
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return 0;
+  }
+  auto usage = [](const std::string& m) {
+    fmt::print(stderr, "fabricsm drill: {}\n", m);
+    return 2;
+  };
+  bool level_ok = false;
+  const sm::Level level = sm::parse_level(a.log_level, &level_ok);
+  if (!level_ok) return usage(fmt::format("bad --log-level '{}'", a.log_level));
+  if (!a.topology.empty() && !a.fat_tree.empty()) return usage("give --topology or --fat-tree, not both");
+  if (a.sms < 1 || a.sms > 16) return usage("--sms must be 1-16");
+  if (a.settle_ms < 100 || a.loss < 0 || a.loss >= 1) return usage("--settle-ms must be >= 100, --loss in [0, 1)");
+  if (auto c = routing::parse_chain(a.routing); !c) return usage(c.error().message);
+  std::vector<int> prios;
+  for (const auto& p : split(a.priorities)) {
+    int v = -1;
+    if (std::sscanf(p.c_str(), "%d", &v) != 1 || v < 0 || v > 15) return usage(fmt::format("bad priority '{}' (0-15)", p));
+    prios.push_back(v);
+  }
+  if (!prios.empty() && prios.size() != static_cast<size_t>(a.sms))
+    return usage(fmt::format("--priorities lists {} values for {} SMs", prios.size(), a.sms));
+  for (int i = static_cast<int>(prios.size()); i < a.sms; ++i) prios.push_back(std::max(0, 15 - 5 * i));
+  std::vector<std::string> nodes = split(a.sm_nodes);
+  if (!nodes.empty() && nodes.size() != static_cast<size_t>(a.sms))
+    return usage(fmt::format("--sm-nodes lists {} nodes for {} SMs", nodes.size(), a.sms));
+
+  std::string label;
+  auto spec = load_spec(a, label);
+  if (!spec) {
+    fmt::print(stderr, "fabricsm drill: {}\n", spec.error().message);
+    return 1;
+  }
+  if (nodes.empty()) {  // CAs spread over the fabric: first, and at even steps
+    std::vector<std::string> cas;
+    for (const auto& n : spec->nodes)
+      if (n.type != mad::NodeType::sw) cas.push_back(n.name);
+    if (cas.size() < static_cast<size_t>(a.sms)) return usage("the fabric has fewer CAs than --sms");
+    for (int i = 0; i < a.sms; ++i) nodes.push_back(cas[cas.size() * static_cast<size_t>(i) / static_cast<size_t>(a.sms)]);
+  }
+  std::vector<DrillSm> sms;
+  for (int i = 0; i < a.sms; ++i) {
+    DrillSm s;
+    s.node = nodes[static_cast<size_t>(i)];
+    s.cfg.routing_engine = a.routing;
+    auto hc = ha_config(a.ha, static_cast<uint8_t>(prios[static_cast<size_t>(i)]));
+    if (!hc) return usage(hc.error().message);
+    s.cfg.ha = *hc;
+    sms.push_back(std::move(s));
+  }
+  auto cluster = Cluster::create(*spec, sim::SimConfig{.seed = a.seed}, std::move(sms), level);
+  if (!cluster) {
+    fmt::print(stderr, "fabricsm drill: {}\n", cluster.error().message);
+    return 1;
+  }
+  DrillOptions o;
+  o.events = split(a.events);
+  o.settle = std::chrono::milliseconds(a.settle_ms);
+  o.loss = a.loss;
+  o.verify = !a.no_verify;
+  auto r = run_drill(**cluster, o);
+  if (!r) {
+    fmt::print(stderr, "fabricsm drill: {}\n", r.error().message);
+    return 1;
+  }
+  r->fabric = label;
+  if (a.json) {
+    std::string events;
+    for (const auto& e : r->events) events += (events.empty() ? "" : ", ") + json_event(e);
+    std::string sms_json;
+    for (const auto& s : r->sms) sms_json += (sms_json.empty() ? "" : ", ") + json_string(s);
+    fmt::print("{{\"fabric\": {}, \"sms\": [{}], \"bring_up\": {}, \"events\": [{}], \"ok\": {}}}\n",
+               json_string(r->fabric), sms_json, json_event(r->bring_up), events, r->ok());
+  } else {
+    print_text(*r);
+  }
+  return r->ok() ? 0 : 1;
+}
+
+}  // namespace cli

@@ -1,0 +1,122 @@
+// `fabricsm drill`: several SMs (SubnetManagers, each on its own SimTransport at its own port)
+// on one simulated fabric, driven together on the fabric's virtual clock by sim::MultiDriver,
+// and a script of failures: kill the master, bring it back, partition the fabric between the
+// SMs and heal it, lose MADs. After each event: how long until a standby noticed, until an SM
+// answered as master and until the subnet was up again, and what it cost the hosts (LIDs
+// changed, LFT blocks written, ports told to re-register), and whether one master remained.
+// The scenario tests (tests/sm/test_ha.cpp) drive the same Cluster.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/fabric.h"
+#include "sim/multi_driver.h"
+#include "sim/sim_transport.h"
+#include "sm/subnet_manager.h"
+
+namespace cli {
+
+struct DrillSm {
+  std::string node;  // the CA (port 1) or switch (port 0) it runs on
+  sm::SmConfig cfg;
+};
+
+// The SMs of a drill on their fabric.
+class Cluster {
+ public:
+  static mad::Result<std::unique_ptr<Cluster>> create(const sim::FabricSpec& spec, const sim::SimConfig& sim_cfg,
+                                                      std::vector<DrillSm> sms, sm::Level log_level);
+  ~Cluster();
+
+  size_t size() const { return slots_.size(); }
+  sim::SimFabric& fabric() { return *fabric_; }
+  const sim::SimFabric& fabric() const { return *fabric_; }
+  mad::Nanos now() const { return fabric_->now(); }
+  std::string name(size_t i) const;
+  sim::NodeIdx node_of(size_t i) const;
+  const std::string& spec_node(size_t i) const;
+  uint8_t priority(size_t i) const;
+  bool sticky(size_t i) const;
+
+  // A fresh SM process at SM i's port (IsSM set, as opening the issm device does).
+  void start(size_t i);
+  // kill -9: the process is gone, its port stays. The kernel clears IsSM when the issm device
+  // closes (ibsim does not; the standbys see silence either way).
+  void kill(size_t i);
+  bool alive(size_t i) const;
+  sm::SubnetManager& sm(size_t i);
+  const sm::SubnetManager& sm(size_t i) const;
+  const std::vector<std::string>& log_lines(size_t i) const;
+
+  // Runs every live SM and the fabric for `span` of virtual time, or until `stop()`.
+  void run_for(mad::Nanos span, const std::function<bool()>& stop = {});
+  // Runs until `cond()` holds (true) or `limit` has passed (false).
+  bool run_until(const std::function<bool()>& cond, mad::Nanos limit);
+
+  // Live SMs in Master state, and every live SM settled (Master or Standby, none sweeping).
+  std::vector<size_t> masters() const;
+  bool settled() const;
+
+  struct HaEvent {
+    mad::Nanos at;
+    size_t sm;
+    ha::Note note;
+  };
+  struct Sweep {
+    mad::Nanos at;
+    size_t sm;
+    sm::SweepReport report;
+  };
+  const std::vector<HaEvent>& ha_events() const { return ha_events_; }
+  const std::vector<Sweep>& sweeps() const { return sweeps_; }
+
+ private:
+  struct Slot;
+  Cluster() = default;
+  std::unique_ptr<sim::SimFabric> fabric_;
+  std::unique_ptr<sim::MultiDriver> driver_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  sm::Level log_level_ = sm::Level::warn;
+  std::vector<HaEvent> ha_events_;
+  std::vector<Sweep> sweeps_;
+};
+
+struct DrillOptions {
+  std::vector<std::string> events{"kill", "return", "partition", "heal", "loss"};
+  mad::Nanos settle = std::chrono::seconds(3);  // each event: how long the SMs run after it
+  double loss = 0.05;                          // the "loss" event: fraction of MADs lost
+  bool verify = true;                          // walk the LFTs after each event
+};
+
+struct EventResult {
+  std::string event;       // as scripted
+  std::string detail;      // which SM, which links
+  double at_ms = 0;        // virtual time of the event since the drill began
+  std::optional<double> detection_ms;  // until a standby declared the master lost
+  std::optional<double> master_ms;     // until an SM entered Master
+  std::optional<double> up_ms;         // until that master's sweep left the subnet up
+  uint64_t lids_changed = 0;
+  uint64_t lft_blocks = 0;             // LFT blocks the switches received
+  uint64_t rereg_ports = 0;            // ports told to re-register (ClientReregister)
+  uint64_t false_alarms = 0;           // masters declared lost that were not (loss event)
+  std::vector<std::string> masters;    // live SMs in Master state at the end
+  size_t partitions = 1;               // parts of the fabric that hold live SMs
+  bool one_master = false;             // exactly one master in each of those parts
+  std::optional<bool> routed;          // every CA pair routed (only where one part)
+  std::vector<std::string> notes;      // HA log lines of the event, first few
+};
+
+struct DrillResult {
+  std::string fabric;
+  std::vector<std::string> sms;  // "name@node priority P"
+  EventResult bring_up;
+  std::vector<EventResult> events;
+  bool ok() const;
+};
+
+mad::Result<DrillResult> run_drill(Cluster& c, const DrillOptions& opts);
+
+}  // namespace cli

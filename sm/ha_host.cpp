@@ -1,0 +1,134 @@
+#include "sm/ha_host.h"
+
+#include "mad/attributes.h"
+
+namespace sm {
+
+std::vector<ha::SmPort> HaHost::sm_ports(const Topology& topo, const FabricModel& model) {
+  std::vector<ha::SmPort> out;
+  std::unordered_map<Guid, Route> routes;
+  for (NodeId id = 0; id < topo.node_count(); ++id) {
+    const Node& n = topo.node(id);
+    const FabricModel::NodeRec* rec = model.find(n.guid);
+    if (!rec) continue;
+    for (const Port& p : topo.ports(id)) {
+      const uint8_t pn = p.num.value();
+      if (n.is_switch() ? pn != 0 : (pn == 0 || p.guid.is_zero())) continue;
+      if (pn >= rec->ports.size() || !rec->ports[pn].have_info) continue;
+      const mad::PortInfo& pi = rec->ports[pn].info;
+      if (id == topo.sm_node() && p.num == topo.sm_port()) {
+        own_lid_ = p.lid;
+        own_caps_ = pi.capability_mask;
+        on_switch_ = n.is_switch();
+      }
+      if (!pi.has_cap(mad::port_cap::is_sm) || pi.has_cap(mad::port_cap::is_sm_disabled)) continue;
+      const Route r{topo.path_to_port(id, p.num), p.lid};
+      auto old = routes_.find(p.guid);
+      out.push_back(ha::SmPort{p.guid, old != routes_.end() && !(old->second.path == r.path)});
+      routes.emplace(p.guid, r);
+    }
+  }
+  routes_ = std::move(routes);
+  return out;
+}
+
+Guid HaHost::port_by_lid(const Topology& topo, Lid lid) {
+  for (NodeId id = 0; id < topo.node_count(); ++id) {
+    const Node& n = topo.node(id);
+    for (const Port& p : topo.ports(id)) {
+      if (n.is_switch() ? p.num.value() != 0 : p.num.value() == 0) continue;
+      if (!p.lid.is_unicast() || lid < p.lid || lid.value() >= p.lid.value() + (1u << p.lmc)) continue;
+      routes_[p.guid] = Route{topo.path_to_port(id, p.num), p.lid};
+      return p.guid;
+    }
+  }
+  return Guid();
+}
+
+void HaHost::send_sm_info(Guid port, uint32_t modifier, const mad::SmInfo& payload, mad::Nanos timeout,
+                          SmInfoDone done) {
+  auto it = routes_.find(port);
+  if (it == routes_.end()) {
+    done(mad::fail(mad::Errc::not_found, fmt::format("no route to SM port {}", port)));
+    return;
+  }
+  mad::Smp s = mad::make_dr_smp(modifier ? mad::method::set : mad::method::get, mad::attr::sm_info, modifier,
+                                it->second.path);
+  s.mkey = m_key_;
+  if (modifier) s.data = mad::encode_attr(payload);
+  mad::Packet p;
+  p.mad = mad::encode_smp(s);
+  p.addr.lid = mad::kPermissiveLid;
+  tx_.submit(
+      p,
+      [done = std::move(done)](mad::Result<mad::Packet> r) {
+        if (!r) return done(std::unexpected(r.error()));
+        auto smp = mad::decode_smp(r->mad);
+        if (!smp) return done(std::unexpected(smp.error()));
+        if (smp->status != mad::status::ok)
+          return done(mad::fail(mad::Errc::mad_status, mad::status::describe(smp->status)));
+        done(mad::decode_attr<mad::SmInfo>(*smp));
+      },
+      mad::Attempts{timeout, 0});
+}
+
+void HaHost::answer(const mad::Packet& p, const mad::Smp& req, ha::Agent& agent) {
+  mad::Smp resp = req;
+  resp.method = mad::method::get_resp;
+  resp.status = mad::status::ok;
+  if (resp.is_directed()) resp.direction = true;  // the hop pointer is echoed as received (ibsim)
+  auto reply = [&](const ha::Agent::Answer& a) {
+    resp.status = a.status;
+    resp.data = mad::encode_attr(a.info);
+    mad::Packet out;
+    out.mad = mad::encode_smp(resp);
+    out.addr = p.addr;  // LID-routed: back to the requester's LID; DR: permissive
+    (void)transport_.send(out);
+  };
+  if (req.method == mad::method::get) {
+    // IBA 14.2.5.13: the SM_Key only to a requester whose M_Key checks out.
+    reply(agent.on_get(m_key_ == 0 || req.mkey == m_key_));
+  } else if (req.method == mad::method::set) {
+    auto sender = mad::decode_attr<mad::SmInfo>(req);
+    if (!sender) {
+      reply(ha::Agent::Answer{mad::status::invalid_field, agent.on_get(false).info});
+      return;
+    }
+    agent.on_set(req.attr_mod, *sender, reply);
+  } else {
+    reply(ha::Agent::Answer{mad::status::unsupported_method, agent.on_get(false).info});
+  }
+}
+
+void HaHost::notify_master(Guid port) {
+  auto it = routes_.find(port);
+  if (it == routes_.end() || !it->second.lid.is_unicast() || !own_lid_.is_unicast()) return;
+  mad::Trap144 t;
+  t.lid = own_lid_;
+  t.capability_mask = own_caps_;
+  t.change_flags = mad::trap144::sm_priority_changed;
+  const mad::Notice notice = mad::Notice::make_trap144(
+      own_lid_, on_switch_ ? mad::producer_type::sw : mad::producer_type::ca, t);
+  mad::Smp smp = mad::make_lid_smp(mad::method::trap, mad::attr::notice, 0);
+  smp.tid = 0x4854524150000000ULL | static_cast<uint64_t>(++traps_sent_);  // "HTRAP"
+  smp.data = mad::encode_attr(notice);
+  mad::Packet pkt;
+  pkt.mad = mad::encode_smp(smp);
+  pkt.addr.lid = it->second.lid;
+  (void)transport_.send(pkt);
+}
+
+void HaHost::note(const ha::Note& n) {
+  using K = ha::Note::Kind;
+  switch (n.kind) {
+    case K::state: log_.info(801, "HA: {}", n.text); break;
+    case K::master_lost: log_.warn(802, "HA: {}", n.text); break;
+    case K::handover: log_.info(803, "HA: {}", n.text); break;
+    case K::security: log_.error(804, "HA security: {}", n.text); break;
+    case K::peer: log_.info(805, "HA: {}", n.text); break;
+    case K::warning: log_.warn(806, "HA: {}", n.text); break;
+  }
+  if (hooks_.note) hooks_.note(n);
+}
+
+}  // namespace sm

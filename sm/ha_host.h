@@ -1,0 +1,64 @@
+// The SM's side of high availability: ha::SmHost over the SM's transaction layer and its view
+// of the fabric. It finds the other SMs' ports (CapabilityMask.IsSM) in every walk, sends
+// SMInfo Gets and control Sets to them by directed route, answers their (and `sminfo`'s)
+// SMInfo requests, and passes the ha::Agent's decisions on to the SM through `Hooks`.
+#pragma once
+
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+#include "ha/agent.h"
+#include "mad/transactions.h"
+#include "sm/fabric_model.h"
+#include "sm/log.h"
+#include "sm/topology.h"
+
+namespace sm {
+
+class HaHost final : public ha::SmHost {
+ public:
+  struct Hooks {
+    std::function<void()> discover, become_master, stand_by, resweep;
+    std::function<void(const ha::Note&)> note;  // after it is logged
+  };
+  HaHost(mad::Transport& transport, mad::Transactions& tx, Logger& log, uint64_t m_key, Hooks hooks)
+      : transport_(transport), tx_(tx), log_(log), m_key_(m_key), hooks_(std::move(hooks)) {}
+
+  // The SM ports of a walked fabric (the SM's own included: the Role skips it), and the routes
+  // to them from now on.
+  std::vector<ha::SmPort> sm_ports(const Topology& topo, const FabricModel& model);
+  // The port that holds `lid` (for trap 144), and a route to it; zero GUID when unknown.
+  Guid port_by_lid(const Topology& topo, Lid lid);
+  // Answers an SMInfo Get or Set addressed to this SM.
+  void answer(const mad::Packet& p, const mad::Smp& req, ha::Agent& agent);
+
+  // ha::SmHost
+  mad::Nanos now() const override { return transport_.clock().now(); }
+  void discover() override { hooks_.discover(); }
+  void become_master() override { hooks_.become_master(); }
+  void stand_by() override { hooks_.stand_by(); }
+  void resweep() override { hooks_.resweep(); }
+  void send_sm_info(Guid port, uint32_t modifier, const mad::SmInfo& payload, mad::Nanos timeout,
+                    SmInfoDone done) override;
+  void notify_master(Guid port) override;
+  void note(const ha::Note& n) override;
+
+ private:
+  struct Route {
+    DrPath path;
+    Lid lid;
+  };
+  mad::Transport& transport_;
+  mad::Transactions& tx_;
+  Logger& log_;
+  uint64_t m_key_;
+  Hooks hooks_;
+  std::unordered_map<Guid, Route> routes_;  // SM ports
+  Lid own_lid_;
+  uint32_t own_caps_ = 0;
+  bool on_switch_ = false;
+  uint32_t traps_sent_ = 0;
+};
+
+}  // namespace sm
