@@ -32,6 +32,7 @@ struct RoutingOptions {
   unsigned threads = 0;               // 0 = hardware concurrency; never changes the result
   std::string hints_file;             // adaptive-hint: link weights, read when `hints` is empty
   std::vector<LinkHint> hints;        // adaptive-hint: link weights already loaded (load_hints)
+  bool operator==(const RoutingOptions&) const = default;
 };
 
 class Engine {

@@ -32,11 +32,12 @@ void Logger::write(Level l, int code, const std::string& msg) {
   const std::string line = fmt::format("fabricsm[{}{:04d}]: {}", level_char(l), code, msg);
   if (sink_) {
     sink_(l, line);
-    return;
+  } else {
+    std::fputs(line.c_str(), out_);
+    std::fputc('\n', out_);
+    std::fflush(out_);
   }
-  std::fputs(line.c_str(), out_);
-  std::fputc('\n', out_);
-  std::fflush(out_);
+  if (observer_) observer_(l, code, msg);
 }
 
 }  // namespace sm

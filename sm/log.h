@@ -27,6 +27,10 @@ class Logger {
   // Replaces where lines go (tests capture them). The default writes to `out` and flushes.
   void set_sink(Sink s) { sink_ = std::move(s); }
   bool enabled(Level l) const { return l <= level_; }
+  // Also sees every line written (the daemon keeps warnings, errors and state changes as
+  // events in the store), after it went to the sink or the file.
+  using Observer = std::function<void(Level, int code, std::string_view message)>;
+  void set_observer(Observer o) { observer_ = std::move(o); }
 
   template <class... Args>
   void log(Level l, int code, fmt::format_string<Args...> f, Args&&... args) {
@@ -50,6 +54,7 @@ class Logger {
   Level level_;
   std::FILE* out_;
   Sink sink_;
+  Observer observer_;
   uint64_t errors_ = 0, warnings_ = 0;
 };
 

@@ -33,6 +33,7 @@ struct PortPolicy {
   uint8_t max_op_vls = 5;          // VL0-14, capped by both ends' VLCap
   uint64_t m_key = 0;
   uint16_t m_key_lease = 0;
+  bool operator==(const PortPolicy&) const = default;
 };
 
 // What this SM knows each switch's LFT holds (by switch GUID): a hash of every 64-entry block

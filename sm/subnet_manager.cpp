@@ -52,6 +52,18 @@ void SubnetManager::request_sweep(std::string why) {
   if (!sweeping_) start_next_if_wanted();
 }
 
+bool SubnetManager::reconfigure(const SmConfig& next) {
+  const bool reroute = next.routing_engine != cfg_.routing_engine || !(next.routing == cfg_.routing) ||
+                       !(next.ports == cfg_.ports);
+  cfg_.routing_engine = next.routing_engine;
+  cfg_.routing = next.routing;
+  cfg_.ports = next.ports;
+  cfg_.sweep_interval = next.sweep_interval;
+  cfg_.retry_interval = next.retry_interval;
+  if (reroute) request_sweep("configuration reloaded");
+  return reroute;
+}
+
 void SubnetManager::begin_sweep(bool heavy, std::string trigger) {
   sweeping_ = true;
   retry_at_.reset();

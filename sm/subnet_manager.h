@@ -86,6 +86,11 @@ class SubnetManager {
   void start();
   // Asks for a heavy sweep: now if idle, else right after the current one.
   void request_sweep(std::string why);
+  // SIGHUP: takes the new routing, port parameters and sweep intervals (a heavy sweep follows
+  // when routing or port parameters changed). Transactions and HA settings stay as they were
+  // at start. Returns true when a sweep was asked for.
+  bool reconfigure(const SmConfig& next);
+  const SmConfig& config() const { return cfg_; }
 
   void on_mad(const mad::Packet& p);
   void on_tick();

@@ -6,8 +6,7 @@
 
 namespace cli {
 
-namespace {
-std::string quote(const std::string& s) {
+std::string json_quote(std::string_view s) {
   std::string out = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\') out += '\\';
@@ -19,7 +18,6 @@ std::string quote(const std::string& s) {
   }
   return out + "\"";
 }
-}  // namespace
 
 std::string Table::text() const {
   std::vector<size_t> w(columns.size());
@@ -50,7 +48,7 @@ std::string Table::json() const {
     for (size_t c = 0; c < columns.size(); ++c) {
       const std::string& v = c < rows[i].size() ? rows[i][c] : "";
       const bool num = c < numeric.size() && numeric[c] && !v.empty();
-      out += fmt::format("{}{}: {}", c ? ", " : "", quote(columns[c]), num ? v : quote(v));
+      out += fmt::format("{}{}: {}", c ? ", " : "", json_quote(columns[c]), num ? v : json_quote(v));
     }
     out += "}";
   }

@@ -59,7 +59,7 @@ mad::Result<void> set_pragmas(Db& db) {
 }  // namespace
 
 struct Store::Prepared {
-  Stmt sweep, node, node_gone, node_seen, port, ports_of, lid, lid_seen, lft, event;
+  Stmt sweep, node, node_gone, node_seen, port, ports_of, lid, lid_seen, lft, event, peer;
 };
 
 mad::Result<std::unique_ptr<Store>> Store::open(const OpenOptions& o, OpenReport* report) {
@@ -147,6 +147,8 @@ mad::Result<void> Store::prepare_all() {
                      "(SELECT port_guid FROM ports WHERE port_guid != 0)"},
       {&p->lft, "INSERT OR REPLACE INTO switch_lfts VALUES (?1,?2,?3,?4,?5,?6)"},
       {&p->event, "INSERT INTO events (time, level, code, message) VALUES (?1,?2,?3,?4)"},
+      {&p->peer, "INSERT INTO sm_peers VALUES (?1,?2,?3,?4,?5,?6,?7,?7) ON CONFLICT(guid) DO UPDATE SET "
+                 "lid=?2, priority=?3, state=?4, act_count=?5, sm_key_ok=?6, last_heard=?7"},
   };
   for (const Item& it : items) {
     auto s = db_.prepare(it.sql);
@@ -206,11 +208,16 @@ mad::Result<size_t> Store::write_events() {
       return std::unexpected(r.error());
   const size_t n = events_.size();
   events_.clear();
+  for (const auto& [g, r] : peers_)
+    if (auto w = st_->peer.bind(1, r.guid).bind(2, r.lid).bind(3, r.priority).bind(4, r.state)
+                     .bind(5, r.act_count).bind(6, r.sm_key_ok ? 1 : 0).bind(7, r.heard_ms).run(); !w)
+      return std::unexpected(w.error());
+  peers_.clear();
   return n;
 }
 
 mad::Result<size_t> Store::flush_events() {
-  if (events_.empty()) return 0;
+  if (events_.empty() && peers_.empty()) return 0;
   auto tx = Transaction::begin(db_);
   if (!tx) return std::unexpected(tx.error());
   auto n = write_events();

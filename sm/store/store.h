@@ -41,6 +41,17 @@ struct Event {
   std::string message;
 };
 
+// Another SM as last heard (HA): one row per port GUID, kept across restarts.
+struct PeerRecord {
+  uint64_t guid = 0;
+  uint16_t lid = 0;
+  uint8_t priority = 0;
+  uint8_t state = 0;  // SMInfo SMState
+  uint32_t act_count = 0;
+  bool sm_key_ok = false;
+  int64_t heard_ms = 0;
+};
+
 struct CommitStats {
   size_t nodes = 0, ports = 0, lids = 0, switches = 0, events = 0;  // rows written
   size_t links = 0;  // port rows whose cable came, went or moved
@@ -70,6 +81,9 @@ class Store {
   // or with flush_events() when no sweep comes (a standby).
   void add_event(Event e) { events_.push_back(std::move(e)); }
   size_t pending_events() const { return events_.size(); }
+  // SM peers go out the same way (the latest record per GUID).
+  void note_peer(const PeerRecord& p) { peers_[p.guid] = p; }
+  // Writes buffered events and peers in one transaction (nothing to do: no transaction).
   mad::Result<size_t> flush_events();
 
   Db& db() { return db_; }
@@ -83,6 +97,7 @@ class Store {
   Db db_;
   std::string path_;
   std::vector<Event> events_;
+  std::unordered_map<uint64_t, PeerRecord> peers_;
   // What this process last wrote, so a commit writes only rows that changed.
   struct PortRow {
     uint64_t hash;

@@ -70,5 +70,12 @@ else
 fi
 out=$(sminfo_at "$C")
 grep -q "sm guid $(short "$guid_b"),.*state 3 SMINFO_MASTER" <<< "$out" || fail "sminfo after the takeover: $out"
+# The new master's store: the SM peers it heard (the dead master, last heard as Master).
+peers=$("$FABRICSM" show sms --db "$work/b.db")
+if grep -q "$guid_a .* Master" <<< "$peers"; then
+  log "show sms (the new master's store): $(grep "$guid_a" <<< "$peers" | tr -s ' ')"
+else
+  fail "show sms does not list the old master: $peers"
+fi
 stop_sm b TERM
 exit $failed

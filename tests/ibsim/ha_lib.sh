@@ -32,7 +32,7 @@ ca_names() { awk -F'"' '/^(Hca|Ca)[ \t]/ { print $2 }' "$1"; }
 
 start_fabricsm() {
   local n=$1 host=$2; shift 2
-  (cd "$work/cwd" && SIM_HOST=$host LD_PRELOAD=$SHIM exec "$FABRICSM" run --db "$work/$n.db" \
+  (cd "$work/cwd" && SIM_HOST=$host LD_PRELOAD=$SHIM exec "$FABRICSM" run --db "$work/$n.db" --control_socket "$work/$n.sock" \
      --log-level info "$@" 2> "$work/$n.log") &
   ha_pids[$n]=$!
 }

@@ -96,8 +96,9 @@ bring_up() {
   t0=$(date +%s.%N)
   case $sm in
     fabricsm)
+      rm -f "$work"/fabricsm.db*  # each fabric starts afresh (a restart on one is check_sminfo's)
       (cd "$work/cwd" && LD_PRELOAD=$SHIM timeout 120 "$FABRICSM" run --once --log-level debug \
-         --db "$work/fabricsm.db" "$@" 2> "$work/sm.log")
+         --db "$work/fabricsm.db" --control_socket "$work/sm.sock" "$@" 2> "$work/sm.log")
       rc=$?
       grep -v -e 'D0111' -e 'sim_connect: attached' "$work/sm.log" | sed "s/^/[$name]   /"
       awk '/D0111\]: LID/ { print $NF, $3 }' "$work/sm.log" | sort > "$work/sm-lids"
@@ -180,7 +181,7 @@ check_sminfo() {
   local sm=$1 out bad=0 i=0 rc
   rm -f "$work/daemon.log"  # or the wait below could see the previous fabric's SUBNET UP
   case $sm in
-    fabricsm) (cd "$work/cwd" && LD_PRELOAD=$SHIM exec "$FABRICSM" run --db "$work/fabricsm.db" \
+    fabricsm) (cd "$work/cwd" && LD_PRELOAD=$SHIM exec "$FABRICSM" run --db "$work/fabricsm.db" --control_socket "$work/sm.sock" \
                  2> "$work/daemon.log") & ;;
     opensm) (cd "$work/cwd" && LD_PRELOAD=$SHIM OSM_TMP_DIR=$work OSM_CACHE_DIR=$work \
                exec opensm -d 2 -f "$work/daemon.log" > /dev/null 2>&1) & ;;  # -d 2: flush the log

@@ -26,7 +26,7 @@ until ss -xl 2>/dev/null | grep -q "@$IBSIM_SOCKNAME:ctl"; do
   sleep 0.05
 done
 
-(cd "$work/cwd" && LD_PRELOAD=$SHIM exec "$FABRICSM" run --db "$work/fabricsm.db" \
+(cd "$work/cwd" && LD_PRELOAD=$SHIM exec "$FABRICSM" run --db "$work/fabricsm.db" --control_socket "$work/sm.sock" \
    2> "$work/daemon.log") &
 sm_pid=$!
 wait_for() {  # wait_for PATTERN COUNT: until the daemon log has COUNT lines matching

@@ -21,25 +21,26 @@ expect() {
   fi
 }
 
-run=("$FABRICSM" run --once --db "$work/fabricsm.db")
+run=("$FABRICSM" run --once --db "$work/fabricsm.db" --control_socket "$work/sm.sock")
 expect 1 'no InfiniBand device found' env -u LD_PRELOAD "${run[@]}"
 expect 2 'directory /nonexistent does not exist' "$FABRICSM" run --once --db /nonexistent/fabricsm.db
-printf 'routing = updn\n\n# a comment\npriority = 3   # trailing comment\nno-such-key = 1\n' > "$work/bad.conf"
+printf 'routing_engine = updn\n\n# a comment\nsm_priority = 3   # trailing comment\nno-such-key = 1\n' > "$work/bad.conf"
 expect 2 'bad.conf:5: unknown key .no-such-key.' "${run[@]}" --config "$work/bad.conf"
-printf 'priority = high\n' > "$work/bad2.conf"
-expect 2 'bad2.conf:1: .*priority' "${run[@]}" --config "$work/bad2.conf"
+printf 'sm_priority = high\n' > "$work/bad2.conf"
+expect 2 'bad2.conf:1: .*sm_priority' "${run[@]}" --config "$work/bad2.conf"
 
 ibsim_start "$NET_EXAMPLES/net.2sw2path4hca" || exit 1
 expect 1 'CA nosuch has no InfiniBand port' env LD_PRELOAD=$SHIM "${run[@]}" --ca nosuch
 expect 1 'no local port has GUID 0x0000000000001234' env LD_PRELOAD=$SHIM "${run[@]}" --port-guid 0x1234
 # The SM's port in this file is Switch1's port 0, GUID 0x200000 (ibsim's numbering).
-printf 'routing = updn\npriority = 3 # trailing comment\nonce = true\nport-guid = 0x200000\ndb = %s\n' \
-  "$work/fabricsm.db" > "$work/good.conf"
-expect 0 'starting: routing updn, .* priority 3' env LD_PRELOAD=$SHIM "$FABRICSM" run --config "$work/good.conf"
-expect 0 'SUBNET UP' env LD_PRELOAD=$SHIM "$FABRICSM" run --config "$work/good.conf" --routing minhop
+printf 'routing_engine = updn\nsm_priority = 3 # trailing comment\nguid = 0x200000\ndb_path = %s\ncontrol_socket = %s\n' \
+  "$work/fabricsm.db" "$work/sm.sock" > "$work/good.conf"
+expect 0 'starting: routing updn, .* priority 3' env LD_PRELOAD=$SHIM "$FABRICSM" run --once --config "$work/good.conf"
+expect 0 'SUBNET UP' env LD_PRELOAD=$SHIM "$FABRICSM" run --once --config "$work/good.conf" --routing minhop
 
 # The daemon stops on SIGINT with exit status 0.
-(cd "$work/cwd" && LD_PRELOAD=$SHIM exec "$FABRICSM" run --db "$work/fabricsm.db" 2> "$work/daemon.log") &
+(cd "$work/cwd" && LD_PRELOAD=$SHIM exec "$FABRICSM" run --db "$work/fabricsm.db" --control_socket "$work/sm.sock" \
+   2> "$work/daemon.log") &
 sm_pid=$!
 i=0
 until grep -q 'SUBNET UP' "$work/daemon.log" 2>/dev/null || [ $i -gt 200 ]; do i=$((i + 1)); sleep 0.05; done

@@ -1,0 +1,385 @@
+#include "sm/config.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "routing/engine.h"
+#include "routing/hints.h"
+
+namespace po = boost::program_options;
+
+namespace sm {
+
+namespace {
+
+using Setter = std::function<mad::Result<void>(const std::string&, DaemonConfig&)>;
+using Getter = std::function<std::string(const DaemonConfig&)>;
+
+struct Option {
+  const char* name;
+  const char* help;
+  Setter set;
+  Getter get;
+};
+
+mad::Result<int64_t> integer(const std::string& v, int64_t lo, int64_t hi) {
+  int64_t x = 0;
+  int base = 10;
+  std::string_view s = v;
+  if (s.starts_with("0x") || s.starts_with("0X")) {
+    s.remove_prefix(2);
+    base = 16;
+  }
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), x, base);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty())
+    return mad::fail(mad::Errc::parse, fmt::format("'{}' is not a number", v));
+  if (x < lo || x > hi) return mad::fail(mad::Errc::parse, fmt::format("{} is outside {}..{}", x, lo, hi));
+  return x;
+}
+
+mad::Result<uint64_t> u64(const std::string& v) {
+  uint64_t x = 0;
+  std::string_view s = v;
+  int base = 10;
+  if (s.starts_with("0x") || s.starts_with("0X")) {
+    s.remove_prefix(2);
+    base = 16;
+  }
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), x, base);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty())
+    return mad::fail(mad::Errc::parse, fmt::format("'{}' is not a 64-bit number", v));
+  return x;
+}
+
+mad::Result<bool> boolean(const std::string& v) {
+  if (v == "true" || v == "TRUE" || v == "1" || v == "yes") return true;
+  if (v == "false" || v == "FALSE" || v == "0" || v == "no") return false;
+  return mad::fail(mad::Errc::parse, fmt::format("'{}' is not TRUE or FALSE", v));
+}
+
+// An integer option stored through `put`.
+Option num(const char* name, const char* help, int64_t lo, int64_t hi,
+           std::function<void(DaemonConfig&, int64_t)> put, std::function<int64_t(const DaemonConfig&)> get) {
+  return Option{name, help,
+                [=](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
+                  auto x = integer(v, lo, hi);
+                  if (!x) return std::unexpected(x.error());
+                  put(c, *x);
+                  return {};
+                },
+                [=](const DaemonConfig& c) { return std::to_string(get(c)); }};
+}
+
+Option text(const char* name, const char* help, std::string DaemonConfig::*field) {
+  return Option{name, help,
+                [=](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
+                  c.*field = v;
+                  return {};
+                },
+                [=](const DaemonConfig& c) { return c.*field; }};
+}
+
+using ms = std::chrono::milliseconds;
+int64_t as_ms(mad::Nanos n) { return std::chrono::duration_cast<ms>(n).count(); }
+
+const std::vector<Option>& table() {
+  static const std::vector<Option> t = {
+      // Port
+      text("ca", "CA name to run on, e.g. mlx5_0 (default: the first with an active InfiniBand port)", &DaemonConfig::ca),
+      num("port", "port number on that CA (0: its first active port)", 0, 254,
+          [](DaemonConfig& c, int64_t v) { c.port = static_cast<int>(v); }, [](const DaemonConfig& c) { return c.port; }),
+      {"guid", "port GUID to run on, instead of ca/port (OpenSM: guid)",
+       [](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
+         c.guid.clear();
+         if (v.empty()) return {};
+         // Always hex, as ibstat prints it, with or without 0x.
+         auto g = u64(v.starts_with("0x") || v.starts_with("0X") ? v : "0x" + v);
+         if (!g || *g == 0) return mad::fail(mad::Errc::parse, fmt::format("'{}' is not a port GUID", v));
+         c.guid = fmt::format("0x{:016x}", *g);
+         return {};
+       },
+       [](const DaemonConfig& c) { return c.guid; }},
+      // SM and HA
+      num("sm_priority", "SMInfo priority 0..15: the highest is master, ties to the lower port GUID", 0, 15,
+          [](DaemonConfig& c, int64_t v) { c.sm.ha.priority = static_cast<uint8_t>(v); },
+          [](const DaemonConfig& c) { return c.sm.ha.priority; }),
+      {"sm_key", "SM_Key (64 bits): SMs whose SMInfo carries another key are not believed",
+       [](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
+         auto k = u64(v);
+         if (!k) return std::unexpected(k.error());
+         c.sm.ha.sm_key = *k;
+         return {};
+       },
+       [](const DaemonConfig& c) { return fmt::format("0x{:016x}", c.sm.ha.sm_key); }},
+      {"sticky_master", "keep mastership when a higher-priority SM appears (no handover back)",
+       [](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
+         auto b = boolean(v);
+         if (!b) return std::unexpected(b.error());
+         c.sm.ha.sticky = *b;
+         return {};
+       },
+       [](const DaemonConfig& c) { return std::string(c.sm.ha.sticky ? "TRUE" : "FALSE"); }},
+      num("sminfo_polling_timeout", "ms between a standby's SMInfo polls of the master (OpenSM: 10000)", 10, 600000,
+          [](DaemonConfig& c, int64_t v) { c.sm.ha.poll_interval = c.sm.ha.poll_timeout = ms(v); },
+          [](const DaemonConfig& c) { return as_ms(c.sm.ha.poll_interval); }),
+      num("polling_retry_number", "unanswered polls before the standby takes over (OpenSM: 4)", 1, 100,
+          [](DaemonConfig& c, int64_t v) { c.sm.ha.max_misses = static_cast<int>(v); },
+          [](const DaemonConfig& c) { return c.sm.ha.max_misses; }),
+      num("activity_stall_polls", "answers in a row with an unchanged ActCount before the master counts as hung",
+          1, 100, [](DaemonConfig& c, int64_t v) { c.sm.ha.stall_polls = static_cast<int>(v); },
+          [](const DaemonConfig& c) { return c.sm.ha.stall_polls; }),
+      // Sweeps and routing
+      num("sweep_interval", "seconds between light sweeps; 0 = none (traps still react)", 0, 86400,
+          [](DaemonConfig& c, int64_t v) { c.sm.sweep_interval = std::chrono::seconds(v); },
+          [](const DaemonConfig& c) { return std::chrono::duration_cast<std::chrono::seconds>(c.sm.sweep_interval).count(); }),
+      {"routing_engine", "engine or chain tried in order: ftree, updn, minhop, adaptive-hint",
+       [](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
+         if (auto chain = routing::parse_chain(v); !chain) return std::unexpected(chain.error());
+         c.sm.routing_engine = v;
+         return {};
+       },
+       [](const DaemonConfig& c) { return c.sm.routing_engine; }},
+      text("root_guid_file", "updn/ftree root switches, one GUID per line (empty: detect)", &DaemonConfig::root_guid_file),
+      {"hints_file", "adaptive-hint link weights: '<switch-guid> <port> <weight>' lines",
+       [](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
+         c.sm.routing.hints_file = v;
+         return {};
+       },
+       [](const DaemonConfig& c) { return c.sm.routing.hints_file; }},
+      // Port parameters
+      num("lmc", "LID mask control for CA ports: 2^lmc LIDs each (0..7)", 0, 7,
+          [](DaemonConfig& c, int64_t v) { c.sm.ports.lmc = static_cast<uint8_t>(v); },
+          [](const DaemonConfig& c) { return c.sm.ports.lmc; }),
+      num("subnet_timeout", "PortInfo SubnetTimeOut: 4.096 us * 2^value", 0, 31,
+          [](DaemonConfig& c, int64_t v) { c.sm.ports.subnet_timeout = static_cast<uint8_t>(v); },
+          [](const DaemonConfig& c) { return c.sm.ports.subnet_timeout; }),
+      num("packet_life_time", "SwitchInfo LifeTimeValue of every switch", 0, 31,
+          [](DaemonConfig& c, int64_t v) { c.sm.ports.switch_life_time = static_cast<uint8_t>(v); },
+          [](const DaemonConfig& c) { return c.sm.ports.switch_life_time; }),
+      num("head_of_queue_lifetime", "HOQLife of switch-to-switch ports", 0, 31,
+          [](DaemonConfig& c, int64_t v) { c.sm.ports.hoq_life = static_cast<uint8_t>(v); },
+          [](const DaemonConfig& c) { return c.sm.ports.hoq_life; }),
+      num("leaf_head_of_queue_lifetime", "HOQLife of switch ports facing CAs", 0, 31,
+          [](DaemonConfig& c, int64_t v) { c.sm.ports.leaf_hoq_life = static_cast<uint8_t>(v); },
+          [](const DaemonConfig& c) { return c.sm.ports.leaf_hoq_life; }),
+      num("vl_stall_count", "VLStallCount of switch ports", 0, 7,
+          [](DaemonConfig& c, int64_t v) { c.sm.ports.vl_stall = static_cast<uint8_t>(v); },
+          [](const DaemonConfig& c) { return c.sm.ports.vl_stall; }),
+      num("max_op_vls", "OperationalVLs cap (1: VL0 .. 5: VL0-14), also capped by both ends' VLCap", 1, 5,
+          [](DaemonConfig& c, int64_t v) { c.sm.ports.max_op_vls = static_cast<uint8_t>(v); },
+          [](const DaemonConfig& c) { return c.sm.ports.max_op_vls; }),
+      {"m_key", "M_Key written to every port (0: none)",
+       [](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
+         auto k = u64(v);
+         if (!k) return std::unexpected(k.error());
+         c.sm.ports.m_key = *k;
+         return {};
+       },
+       [](const DaemonConfig& c) { return fmt::format("0x{:016x}", c.sm.ports.m_key); }},
+      num("m_key_lease_period", "M_KeyLeasePeriod, seconds (0: infinite)", 0, 65535,
+          [](DaemonConfig& c, int64_t v) { c.sm.ports.m_key_lease = static_cast<uint16_t>(v); },
+          [](const DaemonConfig& c) { return c.sm.ports.m_key_lease; }),
+      // Transactions
+      num("max_wire_smps", "SMPs in flight at once (OpenSM: 4)", 1, 4096,
+          [](DaemonConfig& c, int64_t v) { c.sm.mads.window = static_cast<int>(v); },
+          [](const DaemonConfig& c) { return c.sm.mads.window; }),
+      num("transaction_timeout", "ms before an SMP's first resend; doubled each time (OpenSM: 200)", 1, 60000,
+          [](DaemonConfig& c, int64_t v) { c.sm.mads.timeout = ms(v); },
+          [](const DaemonConfig& c) { return as_ms(c.sm.mads.timeout); }),
+      num("transaction_retries", "resends of an SMP before it counts as lost (OpenSM: 3)", 0, 20,
+          [](DaemonConfig& c, int64_t v) { c.sm.mads.retries = static_cast<int>(v); },
+          [](const DaemonConfig& c) { return c.sm.mads.retries; }),
+      // Store, logs, control
+      text("db_path", "SQLite database: LIDs, programmed tables, sweeps, events", &DaemonConfig::db_path),
+      {"on_corrupt_db", "refuse: stop with an error; fresh: keep the file aside and start from the fabric",
+       [](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
+         if (v == "refuse") c.on_corrupt_db = store::OnCorrupt::refuse;
+         else if (v == "fresh") c.on_corrupt_db = store::OnCorrupt::start_fresh;
+         else return mad::fail(mad::Errc::parse, fmt::format("'{}' is not refuse or fresh", v));
+         return {};
+       },
+       [](const DaemonConfig& c) {
+         return std::string(c.on_corrupt_db == store::OnCorrupt::refuse ? "refuse" : "fresh");
+       }},
+      {"log_level", "error, warn, info or debug",
+       [](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
+         bool ok = false;
+         (void)parse_level(v, &ok);
+         if (!ok) return mad::fail(mad::Errc::parse, fmt::format("'{}' is not error, warn, info or debug", v));
+         c.log_level = v;
+         return {};
+       },
+       [](const DaemonConfig& c) { return c.log_level; }},
+      text("control_socket", "Unix socket `fabricsm status` talks to (owner-only)", &DaemonConfig::control_socket),
+  };
+  return t;
+}
+
+// Section headings of the config file, by the first option under each.
+const std::vector<std::pair<std::string_view, std::string_view>>& groups() {
+  static const std::vector<std::pair<std::string_view, std::string_view>> g = {
+      {"ca", "Which port"},           {"sm_priority", "High availability"},
+      {"sweep_interval", "Sweeps and routing"}, {"lmc", "Port parameters"},
+      {"max_wire_smps", "Transactions"}, {"db_path", "Store, logs, control"},
+  };
+  return g;
+}
+
+const Option* find_option(std::string_view name) {
+  for (const Option& o : table())
+    if (name == o.name) return &o;
+  return nullptr;
+}
+
+// The line a key is set on, for error messages (0 when not found).
+int line_of(const std::string& text, const std::string& key) {
+  std::istringstream in(text);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    const size_t b = line.find_first_not_of(" \t");
+    if (b == std::string::npos || line[b] == '#') continue;
+    const size_t eq = line.find('=');
+    std::string k = line.substr(b, eq == std::string::npos ? std::string::npos : eq - b);
+    while (!k.empty() && (k.back() == ' ' || k.back() == '\t')) k.pop_back();
+    if (k == key) return n;
+  }
+  return 0;
+}
+
+}  // namespace
+
+DaemonConfig::DaemonConfig() {
+  sm.routing_engine = "ftree,updn,minhop";
+  // A real HCA's (and ibsim's) MAD path: a window of 64 keeps the kernel's queues short, and
+  // OpenSM's first timeout of 200 ms suits a loaded head node.
+  sm.mads.window = 64;
+  sm.mads.timeout = std::chrono::milliseconds(200);
+  sm.mads.retries = 3;
+}
+
+void DaemonConfig::finalize() {
+  // Resends double the timeout up to 1 s, or the first timeout when that is longer.
+  sm.mads.max_timeout = std::max(sm.mads.timeout, mad::Nanos(std::chrono::seconds(1)));
+  sm.ha.poll_timeout = sm.ha.poll_interval;
+}
+
+po::options_description config_options() {
+  po::options_description d("Configuration (the same names in fabricsm.conf)");
+  const DaemonConfig defaults;
+  for (const Option& o : table())
+    d.add_options()(o.name, po::value<std::string>()->value_name("VALUE"),
+                    fmt::format("{} [default: {}]", o.help, o.get(defaults)).c_str());
+  return d;
+}
+
+mad::Result<void> apply_config_file(const std::string& path, DaemonConfig& cfg) {
+  std::ifstream f(path);
+  if (!f) return mad::fail(mad::Errc::io, fmt::format("{}: cannot read", path));
+  std::stringstream buf;
+  buf << f.rdbuf();
+  const std::string text = buf.str();
+  po::options_description d = config_options();
+  po::parsed_options parsed(&d);
+  try {
+    std::istringstream in(text);
+    parsed = po::parse_config_file(in, d, /*allow_unregistered=*/true);
+  } catch (const po::error& e) {
+    return mad::fail(mad::Errc::parse, fmt::format("{}: {}", path, e.what()));
+  }
+  DaemonConfig next = cfg;  // all or nothing
+  std::set<std::string> seen;
+  for (const po::option& o : parsed.options) {
+    const int line = line_of(text, o.string_key);
+    if (!seen.insert(o.string_key).second)
+      return mad::fail(mad::Errc::parse, fmt::format("{}: '{}' is given twice", path, o.string_key));
+    if (o.unregistered || !find_option(o.string_key))
+      return mad::fail(mad::Errc::parse, fmt::format("{}:{}: unknown key '{}'", path, line, o.string_key));
+    const std::string value = o.value.empty() ? "" : o.value.front();
+    if (auto r = find_option(o.string_key)->set(value, next); !r)
+      return mad::fail(mad::Errc::parse,
+                       fmt::format("{}:{}: bad value for '{}': {}", path, line, o.string_key, r.error().message));
+  }
+  cfg = std::move(next);
+  return {};
+}
+
+mad::Result<void> apply_options(const po::variables_map& vm, DaemonConfig& cfg) {
+  DaemonConfig next = cfg;
+  for (const Option& o : table()) {
+    if (!vm.count(o.name) || vm[o.name].defaulted()) continue;
+    if (auto r = o.set(vm[o.name].as<std::string>(), next); !r)
+      return mad::fail(mad::Errc::parse, fmt::format("--{}: {}", o.name, r.error().message));
+  }
+  cfg = std::move(next);
+  return {};
+}
+
+mad::Result<std::vector<mad::Guid>> load_guid_file(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return mad::fail(mad::Errc::io, fmt::format("{}: cannot read", path));
+  std::vector<mad::Guid> out;
+  std::string line;
+  for (int n = 1; std::getline(f, line); ++n) {
+    if (auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    std::istringstream words(line);
+    std::string w;
+    if (!(words >> w)) continue;
+    auto g = u64(w);
+    if (!g || *g == 0) return mad::fail(mad::Errc::parse, fmt::format("{}:{}: '{}' is not a GUID", path, n, w));
+    out.emplace_back(*g);
+    if (words >> w) return mad::fail(mad::Errc::parse, fmt::format("{}:{}: one GUID per line", path, n));
+  }
+  return out;
+}
+
+mad::Result<DaemonConfig> load_config(const std::string& file, const po::variables_map& vm) {
+  DaemonConfig cfg;
+  if (!file.empty())
+    if (auto r = apply_config_file(file, cfg); !r) return std::unexpected(r.error());
+  if (auto r = apply_options(vm, cfg); !r) return std::unexpected(r.error());
+  cfg.finalize();
+  if (!cfg.root_guid_file.empty()) {
+    auto roots = load_guid_file(cfg.root_guid_file);
+    if (!roots) return std::unexpected(roots.error());
+    cfg.sm.routing.root_guids = std::move(*roots);
+  }
+  if (!cfg.sm.routing.hints_file.empty()) {  // read now: a bad file is refused before it is used
+    auto hints = routing::load_hints(cfg.sm.routing.hints_file);
+    if (!hints) return std::unexpected(hints.error());
+    cfg.sm.routing.hints = std::move(*hints);
+  }
+  return cfg;
+}
+
+std::string config_file_text(const DaemonConfig& cfg) {
+  std::string out =
+      "# /etc/fabricsm/fabricsm.conf -- fabricsm's configuration (`fabricsm run --dump-config`).\n"
+      "#\n"
+      "# Every option is listed here, commented out, with its default. The same names work on the\n"
+      "# command line (`fabricsm run --sm_priority 10`), and the command line wins. Names follow\n"
+      "# OpenSM's opensm.conf where the meaning is the same. An unknown key or a bad value stops the\n"
+      "# daemon at start with the file, line and key; on SIGHUP a bad file is refused and the running\n"
+      "# settings stay.\n";
+  for (const Option& o : table()) {
+    for (const auto& [first, title] : groups())
+      if (first == o.name) out += fmt::format("\n# --- {} {:-<{}}\n", title, "", 88 - title.size());
+    const std::string help = o.help;
+    const std::string value = o.get(cfg);
+    out += fmt::format("# {}.\n# {} ={}{}\n", help, o.name, value.empty() ? "" : " ", value);
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> describe(const DaemonConfig& cfg) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Option& o : table()) out.emplace_back(o.name, o.get(cfg));
+  return out;
+}
+
+}  // namespace sm

@@ -1,0 +1,58 @@
+// The daemon's configuration: every option of `fabricsm run` and of /etc/fabricsm/fabricsm.conf,
+// with the same names in both (OpenSM's names where the meaning is the same: sm_priority,
+// sweep_interval, routing_engine, max_wire_smps, ...). Read with Boost.Program_options; a bad
+// file is refused with the key and the line, and changes nothing.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <string>
+#include <vector>
+
+#include "mad/error.h"
+#include "sm/store/store.h"
+#include "sm/subnet_manager.h"
+
+namespace sm {
+
+struct DaemonConfig {
+  // Which port to run on (all empty: the first active InfiniBand port).
+  std::string ca;
+  int port = 0;
+  std::string guid;  // port GUID, as OpenSM's `guid`
+  SmConfig sm;       // sweeps, routing, port parameters, transactions, HA (sm.ha)
+  std::string root_guid_file;
+  std::string db_path = "/var/lib/fabricsm/fabricsm.db";
+  store::OnCorrupt on_corrupt_db = store::OnCorrupt::refuse;
+  std::string log_level = "info";
+  std::string control_socket = "/run/fabricsm/fabricsm.sock";
+  bool once = false;  // command line only
+
+  DaemonConfig();  // the documented defaults (routing_engine "ftree,updn,minhop", ...)
+  // Settings derived from others (the longest resend timeout, the heartbeat's poll timeout);
+  // call after the options are applied.
+  void finalize();
+};
+
+// The options, for --help and for both parsers. Every value goes through a checked setter
+// into the DaemonConfig passed to parse_*().
+boost::program_options::options_description config_options();
+
+// Applies a configuration file over `cfg`. Errors name the file, the line and the key.
+mad::Result<void> apply_config_file(const std::string& path, DaemonConfig& cfg);
+// Applies parsed command-line options (those given explicitly) over `cfg`.
+mad::Result<void> apply_options(const boost::program_options::variables_map& vm, DaemonConfig& cfg);
+
+// Defaults, then the file (when not empty), then the command line; derived settings, the root
+// GUID file and the hints file read and checked. What the daemon does at start and on SIGHUP.
+mad::Result<DaemonConfig> load_config(const std::string& file, const boost::program_options::variables_map& vm);
+// A file of GUIDs, one per line, '#' comments (root_guid_file). Errors name the line.
+mad::Result<std::vector<mad::Guid>> load_guid_file(const std::string& path);
+
+// The config file with every option commented out at its value in `cfg`, with its help: what
+// etc/fabricsm.conf is (a test keeps the two the same).
+std::string config_file_text(const DaemonConfig& cfg);
+
+// One line per option "name = value", as a config file would say it (for status and --help).
+std::vector<std::pair<std::string, std::string>> describe(const DaemonConfig& cfg);
+
+}  // namespace sm

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# daemon.sh FABRICSM NETFILE: `fabricsm run` as systemd runs it, on ibsim.
+# - Type=notify: with our own $NOTIFY_SOCKET (and WATCHDOG_USEC), READY=1 comes after SUBNET
+#   UP, with STATUS= lines and WATCHDOG=1 pings.
+# - The control socket: `fabricsm status` (text and JSON) says Master and subnet up;
+#   `status --resweep` makes a heavy sweep.
+# - The store, read while the daemon runs: `fabricsm show nodes/sweeps/events/sms`.
+# - SIGHUP: a good change (routing_engine) is taken and re-routes; a bad file is refused, the
+#   daemon keeps running with its settings; a restart-only key is reported as such.
+# - SIGTERM: STOPPING=1, exit 0. A restart on the same database keeps every LID and writes no
+#   LFT block.
+. "$(dirname "$0")/lib.sh"
+
+FABRICSM=$(realpath "$1")
+NET=$2
+[ -f "$NET" ] || { echo "SKIP: $NET not found"; exit 77; }
+ibsim_init daemon-$$
+name="daemon $(basename "$NET")"
+failed=0
+fail() { log "FAIL: $*"; failed=$((failed + 1)); }
+ibsim_start "$NET" || exit 1
+
+# The notify socket: every datagram, one per line (newlines inside become '|').
+python3 - "$work/notify.sock" "$work/notify.txt" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], "a", buffering=1) as out:
+    while True:
+        out.write(s.recv(4096).decode().replace("\n", "|") + "\n")
+PY
+notify_pid=$!
+trap 'kill $notify_pid 2>/dev/null; ibsim_cleanup' EXIT
+for _ in $(seq 100); do [ -S "$work/notify.sock" ] && break; sleep 0.05; done
+
+conf=$work/fabricsm.conf
+printf 'routing_engine = minhop\ndb_path = %s\ncontrol_socket = %s\nsweep_interval = 0\n' \
+  "$work/fabricsm.db" "$work/sm.sock" > "$conf"
+start_daemon() {
+  (cd "$work/cwd" && NOTIFY_SOCKET=$work/notify.sock WATCHDOG_USEC=400000 LD_PRELOAD=$SHIM \
+     exec "$FABRICSM" run --config "$conf" 2> "$work/daemon.log") &
+  sm_pid=$!
+}
+wait_for() {  # wait_for PATTERN FILE [TENTHS]
+  local i=0
+  until grep -q -e "$1" "$2" 2>/dev/null; do
+    i=$((i + 1)); [ $i -gt "${3:-300}" ] && return 1
+    sleep 0.1
+  done
+}
+status() { "$FABRICSM" status --socket "$work/sm.sock" "$@"; }
+
+start_daemon
+wait_for 'SUBNET UP' "$work/daemon.log" || { fail "no SUBNET UP"; tail -5 "$work/daemon.log"; exit 1; }
+wait_for '^READY=1' "$work/notify.txt" 50 && log "notify: $(grep -m1 '^READY=1' "$work/notify.txt")" ||
+  fail "no READY=1 after SUBNET UP: $(cat "$work/notify.txt")"
+sleep 1
+n=$(grep -c '^WATCHDOG=1' "$work/notify.txt")
+[ "$n" -ge 2 ] && log "notify: $n WATCHDOG=1 in the first second or so (WATCHDOG_USEC=400000)" ||
+  fail "WATCHDOG=1 sent $n times"
+
+out=$(status) || fail "fabricsm status failed"
+grep -q 'Master, subnet up' <<< "$out" && log "status: $(head -1 <<< "$out")" || fail "status: $out"
+json=$(status --json)
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["state"]=="Master" and d["subnet_up"] and d["commits"]>=1, d' \
+  "$json" && log "status --json: state Master, subnet_up, committed" || fail "status --json: $json"
+
+sweeps=$(grep -c 'I0104\|I0105' "$work/daemon.log")
+status --resweep > /dev/null || fail "status --resweep failed"
+wait_for 'heavy sweep requested: asked for on the control socket' "$work/daemon.log" 30 || fail "resweep not asked for"
+i=0; until [ "$(grep -c 'I0104\|I0105' "$work/daemon.log")" -gt "$sweeps" ] || [ $i -gt 100 ]; do i=$((i + 1)); sleep 0.1; done
+[ "$(grep -c 'I0104\|I0105' "$work/daemon.log")" -gt "$sweeps" ] && log "status --resweep: a heavy sweep ran" ||
+  fail "no sweep after --resweep"
+
+# The store while the daemon runs.
+show() { "$FABRICSM" show "$@" --db "$work/fabricsm.db"; }
+nodes=$(show nodes | tail -n +2 | wc -l)
+want=$(grep -c -E '^(Switch|Hca|Ca)' "$NET")
+[ "$nodes" -eq "$want" ] && log "show nodes: $nodes nodes, as in the net file" || fail "show nodes: $nodes, want $want"
+show sweeps | grep -q 'minhop' && log "show sweeps: $(show sweeps | tail -n +2 | wc -l) sweeps recorded" ||
+  fail "show sweeps: $(show sweeps)"
+show events | grep -q 'SUBNET UP' || fail "show events has no SUBNET UP: $(show events | tail -3)"
+
+# SIGHUP: a good change, then a bad file, then a restart-only key.
+sed -i 's/^routing_engine = minhop/routing_engine = updn/' "$conf"
+kill -HUP $sm_pid
+wait_for 'I0117.*routing_engine = updn' "$work/daemon.log" 30 || fail "SIGHUP: no reload line"
+wait_for 'routing: updn' "$work/daemon.log" 100 && log "SIGHUP: routing_engine = updn taken, re-routed with updn" ||
+  fail "SIGHUP: not re-routed with updn"
+cp "$conf" "$work/good.conf"
+echo 'no_such_key = 1' >> "$conf"
+kill -HUP $sm_pid
+wait_for 'E0116.*no_such_key' "$work/daemon.log" 30 && log "SIGHUP, bad file: $(grep -m1 -o 'E0116.*' "$work/daemon.log")" ||
+  fail "SIGHUP: bad file not refused"
+sleep 0.3
+kill -0 $sm_pid 2>/dev/null && status | grep -q 'Master, subnet up' || fail "the daemon did not keep running after a bad SIGHUP"
+grep -q '"routing_engine": "updn"' <<< "$(status --json)" || fail "settings changed by a refused file"
+cp "$work/good.conf" "$conf"
+echo 'sm_priority = 9' >> "$conf"
+kill -HUP $sm_pid
+wait_for 'W0117.*sm_priority = 9' "$work/daemon.log" 30 && log "SIGHUP, restart-only key: $(grep -m1 -o 'W0117.*' "$work/daemon.log")" ||
+  fail "SIGHUP: sm_priority change not reported as restart-only"
+cp "$work/good.conf" "$conf"
+grep -q 'RELOADING=1' "$work/notify.txt" || fail "no RELOADING=1 on SIGHUP"
+
+# SIGTERM: clean stop; then a restart on the same database changes nothing.
+port_lids() { shim ibnetdiscover -p 2>/dev/null | awk '{ print $1, $4, $2; if (NF >= 11) print $8, $11, $9 }' | sort -u; }
+port_lids > "$work/lids.before"
+sm_stop TERM; rc=$?
+[ $rc -eq 0 ] && grep -q 'STOPPING=1' "$work/notify.txt" && log "SIGTERM: exit 0, STOPPING=1" ||
+  fail "SIGTERM: exit $rc, notify: $(tail -2 "$work/notify.txt")"
+: > "$work/notify.txt"
+start_daemon
+wait_for 'SUBNET UP' "$work/daemon.log" || fail "no SUBNET UP after the restart"
+line=$(grep -m1 'I0704' "$work/daemon.log")
+log "restart: ${line#*]: }"
+blocks=$(grep -m1 'I0503' "$work/daemon.log" | sed -E 's/.*programming: ([0-9]+) LFT blocks written.*/\1/')
+lids=$(grep -m1 'I0303' "$work/daemon.log" | sed -E 's/.*LIDs: //')
+[ "$blocks" = 0 ] && log "restart: 0 LFT blocks written; LIDs: $lids" || fail "restart wrote $blocks LFT blocks"
+port_lids > "$work/lids.after"
+diff -q "$work/lids.before" "$work/lids.after" > /dev/null && log "restart: all $(wc -l < "$work/lids.after") ports keep their LIDs" ||
+  fail "LIDs changed across the restart"
+sm_stop TERM || fail "second SIGTERM: non-zero exit"
+exit $failed

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# cli_config.sh FABRICSM SOURCE_ROOT: the configuration and the systemd units, without a fabric.
+# - etc/fabricsm.conf is what `fabricsm run --dump-config` prints (every option, its default);
+#   with every line uncommented it parses, and gives the defaults again.
+# - Refused with the file, the line and the key (exit 2): an unknown key, a bad value, a key
+#   given twice, a root GUID file with a bad line; the command line wins over the file; the
+#   short forms (--priority, -R, --db) mean the long names.
+# - Both units pass `systemd-analyze verify` (ExecStart pointed at this build).
+set -u
+FABRICSM=$(realpath "$1")
+ROOT=$(realpath "$2")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failed=0
+log() { echo "[config] $*"; }
+fail() { log "FAIL: $*"; failed=$((failed + 1)); }
+
+# expect STATUS PATTERN ARGS...: `fabricsm run ARGS` exits STATUS, its stdout+stderr match PATTERN.
+expect() {
+  local want=$1 pattern=$2 rc; shift 2
+  "$FABRICSM" run "$@" > "$work/out" 2>&1; rc=$?
+  if [ $rc -ne "$want" ] || ! grep -q -e "$pattern" "$work/out"; then
+    fail "run $* -> exit $rc (want $want), output:"; sed 's/^/    /' "$work/out" | head -5
+  else
+    log "run ${*//$work\//} -> $rc: $(grep -m1 -e "$pattern" "$work/out")"
+  fi
+}
+
+# The shipped file is the dump of the defaults.
+"$FABRICSM" run --dump-config > "$work/dump.conf" || fail "--dump-config failed"
+if diff -u "$ROOT/etc/fabricsm.conf" "$work/dump.conf" > "$work/diff"; then
+  log "etc/fabricsm.conf is --dump-config's output ($(grep -c '^# [a-z_]* =' "$work/dump.conf") options)"
+else
+  fail "etc/fabricsm.conf differs from --dump-config (regenerate it):"; head -20 "$work/diff"
+fi
+sed -E 's/^# ([a-z_]+ =)/\1/' "$ROOT/etc/fabricsm.conf" > "$work/all.conf"
+"$FABRICSM" run --config "$work/all.conf" --dump-config > "$work/all.dump" 2>&1 || fail "uncommented file refused: $(cat "$work/all.dump")"
+diff -q "$work/dump.conf" "$work/all.dump" > /dev/null || fail "the uncommented file does not give the defaults"
+
+printf 'routing_engine = updn\n\n# a comment\nsm_priority = 3   # trailing comment\nno_such_key = 1\n' > "$work/bad.conf"
+expect 2 'bad.conf:5: unknown key .no_such_key.' --config "$work/bad.conf" --dump-config
+printf 'sm_priority = high\n' > "$work/bad2.conf"
+expect 2 'bad2.conf:1: bad value for .sm_priority.' --config "$work/bad2.conf" --dump-config
+printf 'sm_priority = 16\n' > "$work/bad3.conf"
+expect 2 'bad3.conf:1: .*outside 0..15' --config "$work/bad3.conf" --dump-config
+printf 'sweep_interval = 5\nsweep_interval = 6\n' > "$work/twice.conf"
+expect 2 "'sweep_interval' is given twice" --config "$work/twice.conf" --dump-config
+printf 'routing_engine = nosuch\n' > "$work/engine.conf"
+expect 2 "engine.conf:1: bad value for 'routing_engine'" --config "$work/engine.conf" --dump-config
+printf '0x0002c903000000aa\n# comment\nnot-a-guid\n' > "$work/roots"
+expect 2 'roots:3: .not-a-guid. is not a GUID' --root_guid_file "$work/roots" --dump-config
+expect 2 'cannot read' --config "$work/missing.conf" --dump-config
+expect 2 'unrecognised option' --no-such-option
+printf 'sm_priority = 3\nrouting_engine = updn\n' > "$work/good.conf"
+expect 0 '^# sm_priority = 7' --config "$work/good.conf" --priority 7 -R minhop --db "$work/x.db" --dump-config \
+  --sm_key 0xabc
+grep -q '^# routing_engine = minhop' "$work/out" && grep -q "^# db_path = $work/x.db" "$work/out" &&
+  grep -q '^# sm_key = 0x0000000000000abc' "$work/out" || fail "short forms / command line not applied"
+
+# The systemd units (pointed at this build: verify checks that ExecStart exists).
+if command -v systemd-analyze > /dev/null; then
+  for unit in fabricsm.service fabricsm@.service; do
+    sed "s|/usr/bin/fabricsm|$FABRICSM|" "$ROOT/etc/systemd/$unit" > "$work/$unit"
+    target=$work/$unit
+    [ "$unit" = fabricsm@.service ] && { cp "$work/$unit" "$work/fabricsm@0x0002c903000000aa.service"; target=$work/fabricsm@0x0002c903000000aa.service; }
+    if out=$(systemd-analyze verify --man=no "$target" 2>&1 | grep -v -e 'rdma-hw.target' -e '^$'); [ -z "$out" ]; then
+      log "systemd-analyze verify $unit: clean"
+    else
+      fail "systemd-analyze verify $unit: $out"
+    fi
+  done
+  grep -q '^Type=notify' "$ROOT/etc/systemd/fabricsm.service" || fail "fabricsm.service is not Type=notify"
+else
+  fail "systemd-analyze not installed (package systemd)"
+fi
+exit $failed
