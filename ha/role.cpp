@@ -254,13 +254,37 @@ void Role::evaluate(Nanos now, PeerState& s, Output& out) {
   (void)now;
 }
 
+void Role::handed_over_to(Nanos now, Guid peer, Output& out) {
+  if (!resigning_) return enter_standby(now, peer, out);
+  out.note(Note::Kind::state, "entering NotActive: stopping");
+  state_ = SmState::not_active;
+  watched_ = Guid();
+  out.act(Action::Kind::stand_by);
+}
+
+Output Role::resign(Nanos) {
+  Output out;
+  if (state_ != SmState::master || resigning_) return out;
+  resigning_ = true;
+  const PeerState* best = nullptr;
+  for (const auto& [g, s] : peers_)
+    if (s.p.answered && s.p.believed && s.p.info.state == SmState::standby && (!best || outranks(rank(s), rank(*best))))
+      best = &s;
+  if (!best) return out;
+  out.note(Note::Kind::handover, fmt::format("stopping: handing the subnet over to {}", describe(*best)));
+  handover_to_ = best->p.port;
+  ++act_count_;
+  out.act(Action::Kind::handover, best->p.port);
+  return out;
+}
+
 Output Role::handover_result(Nanos now, Guid peer, const mad::Result<SmInfo>& r) {
   Output out;
   if (state_ != SmState::master || !handover_to_ || *handover_to_ != peer) return out;
   handover_to_.reset();
   if (r) {
     out.note(Note::Kind::handover, fmt::format("SM {} took the subnet over", peer));
-    enter_standby(now, peer, out);
+    handed_over_to(now, peer, out);
     return out;
   }
   out.note(Note::Kind::warning, fmt::format("handover to SM {} failed ({}): still master", peer, r.error().message));
@@ -382,7 +406,8 @@ Role::SetOutcome Role::on_set(Nanos now, uint32_t modifier, const SmInfo& sender
       if (state_ == SmState::master && handover_to_ && *handover_to_ == sender.guid) {
         // The answer to our HANDOVER was lost; its acknowledgement says it landed.
         out.note(Note::Kind::handover, fmt::format("SM {} acknowledged the handover", sender.guid));
-        enter_standby(now, sender.guid, out);
+        handover_to_.reset();
+        handed_over_to(now, sender.guid, out);
       }
       return o;
     case mad::sm_info_ctl::disable:

@@ -99,6 +99,11 @@ class Role {
   // Trap 144 from an SM port (an SM came, went or changed priority): read its SMInfo again.
   Output sm_port_changed(Nanos now, Guid port);
   Output tick(Nanos now);
+  // The SM is stopping: a master hands the subnet to its best standby (one that answers with
+  // our SM_Key), which takes over at once instead of after its heartbeat timeout. When that
+  // standby takes it, this SM goes NotActive (so the new master does not hand it back).
+  // Nothing to do (not master, no standby known): no action.
+  Output resign(Nanos now);
   std::optional<Nanos> next_deadline() const;
 
   SmState state() const { return state_; }
@@ -107,6 +112,7 @@ class Role {
   uint32_t act_count() const { return act_count_; }
   Guid self() const { return self_; }
   Guid watched() const { return watched_; }  // the master a standby polls
+  bool handing_over() const { return handover_to_.has_value(); }
   std::vector<Peer> peers() const;
   const Config& config() const { return cfg_; }
 
@@ -126,6 +132,7 @@ class Role {
   void enter_discovering(Nanos now, Output& out);
   void enter_standby(Nanos now, Guid master, Output& out);
   void enter_master(Nanos now, Output& out);
+  void handed_over_to(Nanos now, Guid peer, Output& out);
   void maybe_decide(Nanos now, Output& out);
   void evaluate(Nanos now, PeerState& s, Output& out);
   void master_lost(Nanos now, const std::string& why, Output& out);
@@ -153,6 +160,7 @@ class Role {
   bool notified_ = false;
   // Master
   std::optional<Guid> handover_to_;
+  bool resigning_ = false;
 };
 
 }  // namespace ha

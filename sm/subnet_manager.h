@@ -90,6 +90,9 @@ class SubnetManager {
   // when routing or port parameters changed). Transactions and HA settings stay as they were
   // at start. Returns true when a sweep was asked for.
   bool reconfigure(const SmConfig& next);
+  // Stopping (SIGTERM): a master hands the subnet to its best standby; watch state() leave
+  // Master (NotActive once the standby took it). Returns false when there is nobody to ask.
+  bool resign();
   const SmConfig& config() const { return cfg_; }
 
   void on_mad(const mad::Packet& p);

@@ -14,6 +14,11 @@ void SubnetManager::ha_discover() {
   heavy_sweep(sweeps_ == 0 ? "start" : "election");
 }
 
+bool SubnetManager::resign() {
+  ha_.resign();
+  return ha_.role().state() == mad::SmState::master && ha_.role().handing_over();
+}
+
 void SubnetManager::ha_become_master() {
   if (!master_) log_.info(807, "this SM configures the subnet from now on");
   master_ = true;

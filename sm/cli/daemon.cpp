@@ -6,6 +6,7 @@
 #include <atomic>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "mad/umad_transport.h"
@@ -24,6 +25,7 @@ constexpr uint64_t kOnceMaxSweeps = 5;
 // Events and SM peers a standby (no sweeps, no commits) keeps are written this often.
 constexpr auto kFlushEvery = std::chrono::seconds(2);
 constexpr auto kStatusEvery = std::chrono::milliseconds(250);
+constexpr auto kHandoverWait = std::chrono::seconds(1);
 
 std::atomic<int> g_stop{0};
 std::atomic<bool> g_reload{false};
@@ -81,6 +83,7 @@ class Daemon {
   sm::service::Notifier notify_ = sm::service::Notifier::from_environment();
   StatusContext ctx_;
   bool ready_sent_ = false;
+  std::optional<std::chrono::steady_clock::time_point> stop_by_;  // stopping: exit by then
   std::string last_status_;
   std::chrono::steady_clock::time_point next_status_{}, next_watchdog_{}, next_flush_{};
 };
@@ -233,11 +236,20 @@ void Daemon::reload() {
 }
 
 bool Daemon::tick() {
-  if (g_stop.load() != 0) return true;
-  if (g_reload.exchange(false)) reload();
-  if (control_) serve_control();
   sm::SubnetManager& m = *manager_;
   const auto now = std::chrono::steady_clock::now();
+  if (g_stop.load() != 0) {
+    if (stop_by_) return m.state() != mad::SmState::master || now >= *stop_by_;
+    // A master with a standby hands the subnet over first, so the standby does not have to
+    // wait out its heartbeat timeout.
+    stop_by_ = now + kHandoverWait;
+    if (!m.resign()) return true;
+    log_.info(118, "stopping: waiting up to {} ms for the standby to take the subnet over",
+              std::chrono::duration_cast<std::chrono::milliseconds>(kHandoverWait).count());
+    return false;
+  }
+  if (g_reload.exchange(false)) reload();
+  if (control_) serve_control();
   if (!ready_sent_ && ((m.subnet_up() && m.state() == mad::SmState::master) || m.state() == mad::SmState::standby)) {
     ready_sent_ = true;
     (void)notify_.send(fmt::format("READY=1\nSTATUS={}", status_summary(m)));

@@ -456,3 +456,43 @@ TEST_CASE("a complete walk forgets SMs that are gone") {
   CHECK(r.peers().empty());
   CHECK(noted(o, Note::Kind::peer) == false);  // it did not answer last: nothing to say
 }
+
+TEST_CASE("stopping: a master hands over to its best believed standby, then goes NotActive") {
+  Role r(cfg(9));
+  r.start(0ms);
+  r.discovered(0ms, kSelf, {SmPort{Guid(0x30)}, SmPort{Guid(0x40)}, SmPort{Guid(0x50)}}, true);
+  r.query_result(0ms, Guid(0x30), info(0x30, 2, SmState::standby));
+  r.query_result(0ms, Guid(0x40), info(0x40, 4, SmState::standby));
+  r.query_result(0ms, Guid(0x50), info(0x50, 6, SmState::standby, 1, 0x99));  // another SM_Key
+  REQUIRE(r.state() == SmState::master);
+  Output o = r.resign(1s);
+  CHECK(has(o, K::handover, Guid(0x40)));  // the highest believed one, not 0x50
+  CHECK_FALSE(has(o, K::handover, Guid(0x50)));
+  CHECK(r.state() == SmState::master);  // until it answers
+  CHECK(r.resign(1s).actions.empty());  // asked once
+  o = r.handover_result(1s + 1ms, Guid(0x40), info(0x40, 4, SmState::master));
+  CHECK(r.state() == SmState::not_active);  // not a standby the new master would hand back to
+  CHECK(has(o, K::stand_by));
+  CHECK_FALSE(has(o, K::poll));
+}
+
+TEST_CASE("stopping: the handover's answer is lost, its ACKNOWLEDGE ends it too") {
+  Role r(cfg(9));
+  r.start(0ms);
+  r.discovered(0ms, kSelf, {SmPort{Guid(0x40)}}, true);
+  r.query_result(0ms, Guid(0x40), info(0x40, 4, SmState::standby));
+  REQUIRE(has(r.resign(1s), K::handover, Guid(0x40)));
+  r.on_set(1s + 1ms, mad::sm_info_ctl::acknowledge, info(0x40, 4, SmState::master));
+  CHECK(r.state() == SmState::not_active);
+}
+
+TEST_CASE("stopping: nobody to hand over to, or not master: nothing to do") {
+  Role alone(cfg(9));
+  alone.start(0ms);
+  alone.discovered(0ms, kSelf, {}, true);
+  REQUIRE(alone.state() == SmState::master);
+  CHECK(alone.resign(1s).actions.empty());
+  Role sb = standby_under_master();
+  CHECK(sb.resign(1s).actions.empty());
+  CHECK(sb.state() == SmState::standby);
+}

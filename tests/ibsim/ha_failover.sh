@@ -77,5 +77,24 @@ if grep -q "$guid_a .* Master" <<< "$peers"; then
 else
   fail "show sms does not list the old master: $peers"
 fi
+
+# SIGTERM of a master that has a standby: it hands the subnet over (SMInfo HANDOVER) before it
+# exits, so the standby is master at once, not after its heartbeat timeout.
+start_fabricsm a "$A" --priority 10  # back: b (priority 5) hands the subnet over to it
+wait_log a 'SUBNET UP' 60 || fail "the returning master did not bring the subnet up"
+for _ in $(seq 100); do grep -q "sm guid $(short "$guid_a"),.*SMINFO_MASTER" <<< "$(sminfo_at "$C")" && break; sleep 0.05; done
+t0=$(now)
+stop_sm a TERM
+t1=""
+for _ in $(seq 200); do
+  grep -q 'state 3 SMINFO_MASTER' <<< "$(sminfo_at "$C" "$lid_b")" && { t1=$(now); break; }
+  sleep 0.01
+done
+if [ -n "$t1" ] && grep -q 'stopping: handing the subnet over' "$work/a.log"; then
+  log "SIGTERM of the master: it handed the subnet over; the standby answers as MASTER $(elapsed "$t0" "$t1") s after the signal"
+else
+  fail "no handover on SIGTERM"; grep 'HA\|I0118\|I0113' "$work/a.log" | tail -4
+fi
+grep -q 'entering NotActive: stopping' "$work/a.log" || fail "the stopping master did not go NotActive"
 stop_sm b TERM
 exit $failed
