@@ -55,7 +55,8 @@ bool Transactions::on_receive(const Packet& p) {
   ByteReader r(p.mad);
   if (!method::is_response(r.read_u8(3))) return false;
   auto it = outstanding_.find(tid_low(p));
-  if (it == outstanding_.end()) {
+  // Another class with the same TID (an SA client's RMPP ACK) is not ours.
+  if (it == outstanding_.end() || it->second.request.mad[1] != p.mad[1]) {
     ++stats_.stale;
     return false;
   }

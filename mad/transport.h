@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "mad/error.h"
@@ -51,6 +52,14 @@ class Transport {
  public:
   virtual ~Transport() = default;
   virtual Result<void> send(const Packet& p) = 0;
+  // Whether send_rmpp() works: the transport (the kernel) does RMPP for long SA answers.
+  // Otherwise the SA runs the RMPP sender itself, one MAD at a time through send().
+  virtual bool sends_rmpp() const { return false; }
+  // One MAD longer than 256 bytes (headers once, then all the data), with the RMPP header
+  // active; the transport segments it.
+  virtual Result<void> send_rmpp(const MadAddress&, std::span<const uint8_t>) {
+    return fail(Errc::unsupported, "this transport does not do RMPP");
+  }
   // Waits until at least one MAD has arrived or `clock` reaches `deadline`, then appends every
   // MAD that has arrived to `out`. Fails only when the transport itself is broken.
   virtual Result<void> receive(std::vector<Packet>& out, Nanos deadline) = 0;

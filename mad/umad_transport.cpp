@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -208,6 +209,17 @@ Result<void> UmadTransport::attach() {
                                       "{} (is another SM, e.g. opensm, running on this port?)",
                                       where, errno_text(errno)));
 
+  // The SA (class 0x03) of this SM: requests from clients, with the kernel doing RMPP for the
+  // long answers (rmpp_version 1, as OpenSM registers it). Without it the SM still works.
+  long sa_mask[16 / sizeof(long)] = {};
+  for (uint8_t m : {method::get, method::set, uint8_t{0x12}, uint8_t{0x14}, uint8_t{0x15}}) set_method_bit(sa_mask, m);
+  const int sa = umad_register(portid_, mgmt_class::subn_adm, 2, 1, sa_mask);
+  gsi_agents_[mgmt_class::subn_adm] = sa >= 0 ? sa : kAgentFailed;
+  // ibsim's libibumad shim has no RMPP (it garbles RMPP-active sends): under it the SA sends
+  // its answers one MAD at a time itself.
+  const char* preload = std::getenv("LD_PRELOAD");
+  sa_kernel_rmpp_ = sa >= 0 && !(preload && std::strstr(preload, "umad2sim"));
+
   // IsSM: set while the issm device stays open (the kernel, or the shim, clears it on close).
   char issm[256] = {};
   (void)umad_get_issm_path(port_.ca.c_str(), port_.port, issm, sizeof issm);
@@ -277,6 +289,25 @@ int UmadTransport::agent_for(uint8_t cls, uint8_t version) {
     if (a < 0) a = kAgentFailed;
   }
   return a;
+}
+
+Result<void> UmadTransport::send_rmpp(const MadAddress& to, std::span<const uint8_t> mad) {
+  const int agent = gsi_agents_[mgmt_class::subn_adm];
+  if (agent < 0 || mad.size() < kMadSize) return fail(Errc::unsupported, "no SA agent registered for RMPP");
+  std::vector<uint8_t> buf(umad_size() + mad.size(), 0);
+  std::memcpy(umad_get_mad(buf.data()), mad.data(), mad.size());
+  umad_set_addr(buf.data(), to.lid.value(), to.qpn != 0 ? static_cast<int>(to.qpn) : 1, to.sl,
+                static_cast<int>(kGsiQkey));
+  umad_set_pkey(buf.data(), to.pkey_index);
+  // The kernel waits this long for each window's ACK, and resends this many times.
+  const int r = umad_send(portid_, agent, buf.data(), static_cast<int>(mad.size()), request_timeout_ms_, 3);
+  std::lock_guard lk(mu_);
+  ++stats_.sent;
+  if (r < 0) {
+    ++stats_.send_errors;
+    return fail(Errc::io, fmt::format("umad_send (RMPP) on {}: {}", port_.device, errno_text(errno != 0 ? errno : -r)));
+  }
+  return {};
 }
 
 Result<void> UmadTransport::send(const Packet& p) {

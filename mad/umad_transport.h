@@ -64,6 +64,10 @@ class UmadTransport final : public Transport {
   UmadTransport& operator=(const UmadTransport&) = delete;
 
   Result<void> send(const Packet& p) override;
+  // A GetTable answer longer than one MAD, whole: the kernel cuts it into RMPP segments and
+  // handles the ACKs (the SA agent is registered with RMPP).
+  bool sends_rmpp() const override { return sa_kernel_rmpp_; }
+  Result<void> send_rmpp(const MadAddress& to, std::span<const uint8_t> mad) override;
   Result<void> receive(std::vector<Packet>& out, Nanos deadline) override;
   const Clock& clock() const override { return clock_; }
 
@@ -85,6 +89,7 @@ class UmadTransport final : public Transport {
   int agent_lid_ = -1;  // class 0x01
   std::array<int, 256> gsi_agents_;  // other classes, registered on first send
   int issm_fd_ = -1;
+  bool sa_kernel_rmpp_ = false;  // the SA agent is registered and the kernel does its RMPP
   SteadyClock clock_;
   std::vector<uint8_t> send_buf_;  // umad header + MAD, reused by send() (one sending thread)
 

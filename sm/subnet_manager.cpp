@@ -289,6 +289,10 @@ void SubnetManager::start_light_sweep() {
 void SubnetManager::on_mad(const mad::Packet& p) {
   if (tx_.on_receive(p)) return;
   const uint8_t cls = p.mad[1];
+  if (cls == mad::mgmt_class::subn_adm) {
+    if (on_sa_mad) on_sa_mad(p);
+    return;
+  }
   if (cls != mad::mgmt_class::subn_directed_route && cls != mad::mgmt_class::subn_lid_routed) return;
   auto smp = mad::decode_smp(p.mad);
   if (!smp) {

@@ -127,6 +127,8 @@ class SubnetManager {
   // Called on every HA event (state changes, a master lost, handovers, security), after it
   // is logged.
   std::function<void(const ha::Note&)> on_ha_note;
+  // SA MADs (class 0x03) that are not answers to this SM's own requests: the SA server's.
+  std::function<void(const mad::Packet&)> on_sa_mad;
 
  private:
   void begin_sweep(bool heavy, std::string trigger);

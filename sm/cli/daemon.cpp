@@ -12,6 +12,7 @@
 #include "mad/umad_transport.h"
 #include "sm/cli/daemon_status.h"
 #include "sm/event_loop.h"
+#include "sm/sa/server.h"
 #include "sm/service/control.h"
 #include "sm/service/notify.h"
 #include "sm/store/store.h"
@@ -80,6 +81,7 @@ class Daemon {
   std::unique_ptr<sm::SubnetManager> manager_;
   std::unique_ptr<sm::store::Store> store_;
   std::unique_ptr<sm::service::ControlServer> control_;
+  std::unique_ptr<sm::sa::Server> sa_;
   sm::service::Notifier notify_ = sm::service::Notifier::from_environment();
   StatusContext ctx_;
   bool ready_sent_ = false;
@@ -162,6 +164,15 @@ void Daemon::log_lids() const {
 
 void Daemon::on_sweep(const sm::SweepReport& r) {
   log_lids();
+  // The SA answers from what this sweep configured; only the master's SA answers at all.
+  const bool configured_now = manager_->state() == mad::SmState::master && !r.engine.empty();
+  if (configured_now) {
+    sa_->set_index(std::make_shared<const sm::sa::Index>(sm::sa::Index::build(
+        manager_->topology(), manager_->model(), manager_->tables(), manager_->ha_role().self_info(false),
+        a_.cfg.sm.ports.switch_life_time)));
+  } else {
+    sa_->set_index(nullptr);
+  }
   if (!store_) return;
   note_peers();
   // A master's sweep is the fabric as configured: one transaction. A standby's walk changes
@@ -250,6 +261,8 @@ bool Daemon::tick() {
   }
   if (g_reload.exchange(false)) reload();
   if (control_) serve_control();
+  if (m.state() != mad::SmState::master) sa_->set_index(nullptr);
+  sa_->on_tick(!m.sweeping());
   if (!ready_sent_ && ((m.subnet_up() && m.state() == mad::SmState::master) || m.state() == mad::SmState::standby)) {
     ready_sent_ = true;
     (void)notify_.send(fmt::format("READY=1\nSTATUS={}", status_summary(m)));
@@ -304,6 +317,8 @@ int Daemon::run() {
   }
   log_.set_observer([this](sm::Level l, int code, std::string_view msg) { on_log(l, code, msg); });
   manager_->on_sweep_done = [this](const sm::SweepReport& r) { on_sweep(r); };
+  sa_ = std::make_unique<sm::sa::Server>(*transport_, log_);
+  manager_->on_sa_mad = [this](const mad::Packet& mad) { sa_->on_mad(mad); };
   start_control();
   install_signal_handlers();
   manager_->start();

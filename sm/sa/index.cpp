@@ -1,0 +1,124 @@
+#include "sm/sa/index.h"
+
+#include <algorithm>
+
+namespace sm::sa {
+
+namespace {
+
+uint8_t link_rate(const Port& p) {
+  return mad::rate::of_link(p.width_active, p.speed_active, p.speed_ext_active, p.speed_ext_active != 0);
+}
+
+// A cable's MTU: what both ends can carry.
+uint8_t link_mtu(const Port& a, const Port& b) { return std::min(a.mtu_cap, b.mtu_cap); }
+
+}  // namespace
+
+void Index::Records::add(Lid lid, std::span<const uint8_t> rec) {
+  by_lid[lid.value()].push_back(static_cast<uint32_t>(count()));
+  bytes.insert(bytes.end(), rec.begin(), rec.end());
+}
+
+Index Index::build(const Topology& topo, const FabricModel& model, const routing::RoutingTables& tables,
+                   const mad::SmInfo& sm_info, uint8_t packet_life) {
+  Index ix;
+  ix.topo_ = &topo;
+  ix.tables_ = &tables;
+  ix.packet_life_ = packet_life;
+  ix.node_records_.size = mad::NodeRecord::kSize;
+  ix.port_records_.size = mad::PortInfoRecord::kSize;
+  ix.sm_info_records_.size = mad::SmInfoRecord::kSize;
+  std::vector<uint8_t> buf;
+  auto put = [&buf](Records& into, Lid lid, const auto& rec) {
+    buf.assign(into.size, 0);
+    rec.encode(buf);
+    into.add(lid, buf);
+  };
+  for (NodeId id = 0; id < topo.node_count(); ++id) {
+    const Node& n = topo.node(id);
+    const FabricModel::NodeRec* rec = model.find(n.guid);
+    for (const Port& p : topo.ports(id)) {
+      const bool endport = n.is_switch() ? p.num.value() == 0 : p.num.value() != 0;
+      if (!endport || p.lid.value() == 0) continue;
+      ix.by_lid_[p.lid.value()] = ix.endports_.size();
+      ix.by_guid_[p.guid] = ix.endports_.size();
+      ix.endports_.push_back(Endport{id, p.num, p.lid, p.guid});
+      if (!rec) continue;
+      mad::NodeRecord nr;
+      nr.lid = p.lid;
+      nr.info = rec->info;
+      nr.info.port_guid = p.guid;
+      nr.info.local_port_num = p.num;
+      nr.description.text = rec->description;
+      put(ix.node_records_, p.lid, nr);
+    }
+    // PortInfoRecords: every port of a switch (EndportLID is its port-0 LID), CA ports.
+    if (!rec) continue;
+    const Lid switch_lid = n.is_switch() ? topo.port(id, PortNum(0)).lid : Lid();
+    for (size_t k = 0; k < rec->ports.size(); ++k) {
+      const FabricModel::PortRec& pr = rec->ports[k];
+      if (!pr.have_info || (!n.is_switch() && k == 0)) continue;
+      mad::PortInfoRecord r;
+      r.endport_lid = n.is_switch() ? switch_lid : pr.info.lid;
+      if (r.endport_lid.value() == 0) continue;
+      r.port = PortNum(static_cast<uint8_t>(k));
+      r.info = pr.info;
+      r.info.m_key = 0;  // never handed out
+      put(ix.port_records_, r.endport_lid, r);
+    }
+  }
+  mad::SmInfoRecord smr;
+  smr.lid = topo.port(topo.sm_node(), topo.sm_port()).lid;
+  smr.info = sm_info;
+  smr.info.sm_key = 0;  // never handed out
+  put(ix.sm_info_records_, smr.lid, smr);
+  return ix;
+}
+
+const Endport* Index::by_lid(Lid lid) const {
+  auto it = by_lid_.find(lid.value());
+  return it == by_lid_.end() ? nullptr : &endports_[it->second];
+}
+
+const Endport* Index::by_guid(Guid g) const {
+  auto it = by_guid_.find(g);
+  return it == by_guid_.end() ? nullptr : &endports_[it->second];
+}
+
+// Port states are not looked at: the snapshot was taken before this sweep activated the
+// ports, and a port that goes down makes a sweep that replaces the index.
+std::optional<PathInfo> Index::path(const Endport& src, const Endport& dst) const {
+  const Topology& t = *topo_;
+  PathInfo info{.mtu = 0xFF, .rate = 0xFF, .hops = 0};
+  auto cross = [&](const Port& from, const Port& to) {
+    info.mtu = std::min(info.mtu, link_mtu(from, to));
+    info.rate = std::min(info.rate, link_rate(from));
+    ++info.hops;
+  };
+  NodeId at = src.node;
+  if (at == dst.node) {  // to itself: its own port's MTU and rate
+    const Port& p = t.port(at, src.port);
+    return PathInfo{.mtu = p.mtu_cap, .rate = link_rate(p), .hops = 0};
+  }
+  if (!t.node(at).is_switch()) {  // a CA sends out of its own port
+    const Port& out = t.port(at, src.port);
+    if (!out.linked()) return std::nullopt;
+    cross(out, t.port(out.peer, out.peer_port));
+    at = out.peer;
+  }
+  const uint16_t dlid = dst.lid.value();
+  for (unsigned guard = 0; guard < 64; ++guard) {
+    if (at == dst.node) return info;
+    if (!t.node(at).is_switch() || !tables_->has_table(at) || dlid > tables_->max_lid().value()) return std::nullopt;
+    const uint8_t out = tables_->port(at, dst.lid);
+    if (out == 0 || out == 0xFF || out > t.node(at).num_ports) return std::nullopt;
+    const Port& p = t.port(at, PortNum(out));
+    if (!p.linked()) return std::nullopt;
+    cross(p, t.port(p.peer, p.peer_port));
+    at = p.peer;
+  }
+  return std::nullopt;  // a loop
+}
+
+}  // namespace sm::sa

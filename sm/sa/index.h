@@ -1,0 +1,73 @@
+// What the SA answers from: an index of the subnet built once at the end of each sweep that
+// configured it (never a fabric walk per query). Node and PortInfo records for every end port
+// (CA ports, switch port 0), lookups by LID and by port GUID, and PathRecords computed by
+// walking the programmed LFTs from source to destination (MTU and rate are the smallest on the
+// way). Records are kept encoded, so a query is a filter over bytes; the ones keyed by LID are
+// reached directly.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "mad/sa_path_record.h"
+#include "mad/sa_records.h"
+#include "routing/tables.h"
+#include "sm/fabric_model.h"
+#include "sm/topology.h"
+
+namespace sm::sa {
+
+struct Endport {
+  NodeId node;
+  PortNum port;  // CA port, or 0 for a switch
+  Lid lid;
+  Guid guid;     // port GUID
+};
+
+struct PathInfo {
+  uint8_t mtu = 0;   // IBA MTU code, the smallest of every link on the way
+  uint8_t rate = 0;  // IBA rate code, the slowest link
+  unsigned hops = 0; // switch-to-switch and CA-to-switch links crossed
+};
+
+class Index {
+ public:
+  Index() = default;
+  // `sm_info`: this SM's SMInfo as it answers it (for SMInfoRecord); `packet_life`: the
+  // SwitchInfo LifeTimeValue programmed (PacketLifeTime grows from it with the hops).
+  static Index build(const Topology& topo, const FabricModel& model, const routing::RoutingTables& tables,
+                     const mad::SmInfo& sm_info, uint8_t packet_life);
+
+  bool empty() const { return endports_.empty(); }
+  const std::vector<Endport>& endports() const { return endports_; }
+  // Encoded records of one kind, and which of them a LID owns.
+  struct Records {
+    size_t size = 0;  // bytes per record (the attribute's size)
+    std::vector<uint8_t> bytes;
+    std::unordered_map<uint16_t, std::vector<uint32_t>> by_lid;
+    size_t count() const { return size ? bytes.size() / size : 0; }
+    std::span<const uint8_t> at(size_t i) const { return {bytes.data() + i * size, size}; }
+    void add(Lid lid, std::span<const uint8_t> rec);
+  };
+  const Records& node_records() const { return node_records_; }
+  const Records& port_records() const { return port_records_; }
+  const Records& sm_info_records() const { return sm_info_records_; }
+  const Endport* by_lid(Lid lid) const;
+  const Endport* by_guid(Guid port_guid) const;
+  // The path the LFTs give from `src` to `dst` (nullopt: not routed, a loop, or a dead link).
+  std::optional<PathInfo> path(const Endport& src, const Endport& dst) const;
+  uint8_t packet_life() const { return packet_life_; }
+
+ private:
+  const Topology* topo_ = nullptr;  // the SM keeps both alive until the next index
+  const routing::RoutingTables* tables_ = nullptr;
+  std::vector<Endport> endports_;
+  std::unordered_map<uint16_t, size_t> by_lid_;
+  std::unordered_map<Guid, size_t> by_guid_;
+  Records node_records_, port_records_, sm_info_records_;
+  uint8_t packet_life_ = 18;
+};
+
+}  // namespace sm::sa

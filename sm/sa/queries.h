@@ -1,0 +1,23 @@
+// One SA request in, its answer out: header checks, dispatch by method and attribute,
+// ComponentMask filtering over the index's records, PathRecords. Pure (no I/O, no state), so
+// the server, the unit tests and the fuzzer share it.
+#pragma once
+
+#include <vector>
+
+#include "mad/sa_mad.h"
+#include "sm/sa/index.h"
+
+namespace sm::sa {
+
+struct Answer {
+  bool respond = false;   // false: nothing to send (a response, an unparseable MAD)
+  mad::SaMad response;    // header, status, ComponentMask echo, AttributeOffset
+  bool rmpp = false;      // GetTable: `payload` goes out by RMPP after `response`'s headers
+  std::vector<uint8_t> payload;
+};
+
+// `ix` may be null (no index yet): requests get a busy status.
+Answer answer_query(const Index* ix, const mad::MadBytes& request, uint64_t subnet_prefix);
+
+}  // namespace sm::sa

@@ -1,0 +1,231 @@
+// The SA on a fabric the real SM brought up in the simulator: its answers against the fabric
+// (PathRecords against the simulated switches' own paths), ComponentMask filtering, the IBA
+// error statuses, RMPP for GetTable, and the per-source queue.
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include "harness.h"
+#include "mad/rmpp.h"
+#include "mad/sa_path_record.h"
+#include "mad/sa_records.h"
+#include "sm/sa/queries.h"
+#include "sm/sa/server.h"
+
+namespace {
+
+using mad::SaMad;
+
+struct Fixture {
+  smtest::Run run{*sim::make_fat_tree(2, 8)};
+  std::shared_ptr<const sm::sa::Index> index;
+  Fixture() {
+    REQUIRE(run.until_idle());
+    REQUIRE(run.sm->subnet_up());
+    index = std::make_shared<const sm::sa::Index>(sm::sa::Index::build(
+        run.sm->topology(), run.sm->model(), run.sm->tables(), run.sm->ha_role().self_info(false), 18));
+  }
+};
+
+mad::MadBytes request(uint8_t method, uint16_t attr, uint64_t mask, std::span<const uint8_t> rec = {}) {
+  SaMad m;
+  m.header.method = method;
+  m.header.attr_id = attr;
+  m.header.tid = 0x1234;
+  m.comp_mask = mask;
+  std::copy(rec.begin(), rec.end(), m.data.begin());
+  return mad::encode_sa_mad(m);
+}
+
+template <class R>
+std::vector<uint8_t> bytes(const R& r) {
+  std::vector<uint8_t> b(R::kSize);
+  r.encode(b);
+  return b;
+}
+
+sm::sa::Answer ask(const Fixture& f, const mad::MadBytes& req) {
+  return sm::sa::answer_query(f.index.get(), req, 0xFE80000000000000ULL);
+}
+
+std::vector<mad::PathRecord> paths(const sm::sa::Answer& a) {
+  std::vector<mad::PathRecord> out;
+  for (size_t off = 0; off + mad::PathRecord::kSize <= a.payload.size(); off += size_t{a.response.attr_offset} * 8)
+    out.push_back(*mad::PathRecord::decode(std::span(a.payload).subspan(off, mad::PathRecord::kSize)));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("SA: PathRecord for every CA pair, hop count as the simulated switches route it") {
+  Fixture f;
+  const auto& t = f.run.sm->topology();
+  size_t checked = 0;
+  for (sm::NodeId s : t.cas()) {
+    for (sm::NodeId d : t.cas()) {
+      mad::PathRecord q;
+      q.slid = t.port(s, mad::PortNum(1)).lid;
+      q.dlid = t.port(d, mad::PortNum(1)).lid;
+      auto a = ask(f, request(mad::sa_method::get_table, mad::sa_attr::path_record,
+                              mad::PathRecord::c_slid | mad::PathRecord::c_dlid, bytes(q)));
+      REQUIRE(a.response.header.status == mad::status::ok);
+      auto ps = paths(a);
+      REQUIRE(ps.size() == 1);
+      const mad::PathRecord& p = ps[0];
+      CHECK(p.slid == q.slid);
+      CHECK(p.dlid == q.dlid);
+      CHECK(p.sgid.guid() == t.port(s, mad::PortNum(1)).guid);
+      CHECK(p.dgid.guid() == t.port(d, mad::PortNum(1)).guid);
+      CHECK(p.reversible);
+      CHECK(p.pkey == 0xFFFF);
+      CHECK(p.mtu == t.port(s, mad::PortNum(1)).mtu_cap);  // every link of this tree: the same
+      CHECK(p.rate != 0);
+      CHECK(p.pkt_life == (s == d ? 0 : 18));
+      ++checked;
+    }
+  }
+  CHECK(checked == t.cas().size() * t.cas().size());
+  // The hops the index walks are the simulated switches' own: a 2-level tree has 2 or 4.
+  const auto* a = f.index->by_lid(t.port(t.cas()[0], mad::PortNum(1)).lid);
+  const auto* b = f.index->by_lid(t.port(t.cas().back(), mad::PortNum(1)).lid);
+  REQUIRE((a && b));
+  CHECK(f.index->path(*a, *b)->hops == 4);
+  CHECK(f.run.verify().max_hops == 4);
+}
+
+TEST_CASE("SA: PathRecord by GIDs, one end open, selectors, and what finds nothing") {
+  Fixture f;
+  const auto& t = f.run.sm->topology();
+  const sm::Port& src = t.port(t.cas()[0], mad::PortNum(1));
+  const sm::Port& dst = t.port(t.cas()[5], mad::PortNum(1));
+  mad::PathRecord q;
+  q.sgid = mad::Gid(0xFE80000000000000ULL, src.guid.value());
+  q.dgid = mad::Gid(0xFE80000000000000ULL, dst.guid.value());
+  using P = mad::PathRecord;
+  auto a = ask(f, request(mad::sa_method::get, mad::sa_attr::path_record, P::c_sgid | P::c_dgid, bytes(q)));
+  REQUIRE(a.response.header.status == mad::status::ok);
+  CHECK(mad::PathRecord::decode(a.response.data)->dlid == dst.lid);
+
+  // Only the source: a path to every end port (CAs and switches).
+  a = ask(f, request(mad::sa_method::get_table, mad::sa_attr::path_record, P::c_sgid, bytes(q)));
+  CHECK(paths(a).size() == f.index->endports().size());
+
+  // MTU selectors: "greater than" the path's MTU finds nothing, "less than" a larger one finds it.
+  q.mtu = src.mtu_cap;
+  q.mtu_selector = 0;
+  a = ask(f, request(mad::sa_method::get, mad::sa_attr::path_record, P::c_sgid | P::c_dgid | P::c_mtu | P::c_mtu_selector, bytes(q)));
+  CHECK(a.response.header.status == mad::sa_status::no_records);
+  q.mtu = static_cast<uint8_t>(src.mtu_cap + 1);
+  q.mtu_selector = 1;
+  a = ask(f, request(mad::sa_method::get, mad::sa_attr::path_record, P::c_sgid | P::c_dgid | P::c_mtu | P::c_mtu_selector, bytes(q)));
+  CHECK(a.response.header.status == mad::status::ok);
+
+  // Neither end: refused (n^2 records); an unknown GID; a partition that does not exist.
+  a = ask(f, request(mad::sa_method::get_table, mad::sa_attr::path_record, 0, bytes(q)));
+  CHECK(a.response.header.status == mad::sa_status::insufficient_components);
+  q.dgid = mad::Gid(0xFE80000000000000ULL, 0xDEAD);
+  a = ask(f, request(mad::sa_method::get, mad::sa_attr::path_record, P::c_sgid | P::c_dgid, bytes(q)));
+  CHECK(a.response.header.status == mad::sa_status::invalid_gid);
+  q.dgid = mad::Gid(0xFE80000000000000ULL, dst.guid.value());
+  q.pkey = 0x8001;
+  a = ask(f, request(mad::sa_method::get, mad::sa_attr::path_record, P::c_sgid | P::c_dgid | P::c_pkey, bytes(q)));
+  CHECK(a.response.header.status == mad::sa_status::no_records);
+}
+
+TEST_CASE("SA: NodeRecord and PortInfoRecord by component mask; Get that matches many") {
+  Fixture f;
+  const auto& t = f.run.sm->topology();
+  const sm::NodeId ca = t.cas()[3];
+  mad::NodeRecord q;
+  q.lid = t.port(ca, mad::PortNum(1)).lid;
+  auto a = ask(f, request(mad::sa_method::get, mad::sa_attr::node_record, 1, bytes(q)));
+  REQUIRE(a.response.header.status == mad::status::ok);
+  auto nr = mad::NodeRecord::decode(a.response.data);
+  REQUIRE(nr);
+  CHECK(nr->info.node_guid == t.node(ca).guid);
+  CHECK(nr->description.text == t.node(ca).description);
+  CHECK(a.response.attr_offset == mad::attr_offset_for(mad::NodeRecord::kSize));
+
+  // By NodeGUID (component 7) without the LID: the same record.
+  mad::NodeRecord byguid;
+  byguid.info.node_guid = t.node(ca).guid;
+  a = ask(f, request(mad::sa_method::get, mad::sa_attr::node_record, 1u << 7, bytes(byguid)));
+  REQUIRE(a.response.header.status == mad::status::ok);
+  CHECK(mad::NodeRecord::decode(a.response.data)->lid == q.lid);
+
+  // Every switch (NodeType, component 4) by GetTable; a Get for them is "too many".
+  mad::NodeRecord sw;
+  sw.info.node_type = mad::NodeType::sw;
+  a = ask(f, request(mad::sa_method::get_table, mad::sa_attr::node_record, 1u << 4, bytes(sw)));
+  CHECK(a.payload.size() == t.switches().size() * size_t{a.response.attr_offset} * 8);
+  a = ask(f, request(mad::sa_method::get, mad::sa_attr::node_record, 1u << 4, bytes(sw)));
+  CHECK(a.response.header.status == mad::sa_status::too_many_records);
+
+  // A switch's PortInfoRecords: one per port (0..8) under its LID.
+  mad::PortInfoRecord pq;
+  pq.endport_lid = t.port(t.switches()[0], mad::PortNum(0)).lid;
+  a = ask(f, request(mad::sa_method::get_table, mad::sa_attr::port_info_record, 1, bytes(pq)));
+  CHECK(a.payload.size() / (size_t{a.response.attr_offset} * 8) == size_t{t.node(t.switches()[0]).num_ports} + 1);
+}
+
+TEST_CASE("SA: bad requests get the IBA status, never a crash") {
+  Fixture f;
+  using P = mad::PathRecord;
+  // Unknown component bits, an attribute not served, a method not served, a bad class version.
+  auto a = ask(f, request(mad::sa_method::get_table, mad::sa_attr::node_record, 1ull << 40));
+  CHECK(a.response.header.status == mad::sa_status::req_invalid);
+  a = ask(f, request(mad::sa_method::get, mad::sa_attr::link_record, 0));
+  CHECK(a.response.header.status == mad::status::unsupported_method_attr);
+  a = ask(f, request(mad::sa_method::del, mad::sa_attr::path_record, P::c_slid));
+  CHECK(a.response.header.status == mad::status::unsupported_method);
+  mad::MadBytes bad = request(mad::sa_method::get, mad::sa_attr::class_port_info, 0);
+  bad[2] = 7;
+  a = ask(f, bad);
+  CHECK(a.response.header.status == mad::status::bad_version);
+  CHECK(a.response.header.tid == 0x1234);  // answers carry the request's TID
+  // No index yet (a sweep never finished): busy.
+  a = sm::sa::answer_query(nullptr, request(mad::sa_method::get, mad::sa_attr::class_port_info, 0), 0);
+  CHECK(a.response.header.status == mad::status::busy);
+  // A response, and bytes that are no SA MAD at all: no answer.
+  mad::MadBytes resp = request(mad::sa_method::get_resp, mad::sa_attr::node_record, 0);
+  CHECK_FALSE(ask(f, resp).respond);
+  mad::MadBytes junk{};
+  junk[1] = 0x81;
+  CHECK_FALSE(ask(f, junk).respond);
+}
+
+TEST_CASE("SA server: GetTable by RMPP reassembles to every record; a flooding source waits its turn") {
+  Fixture f;
+  sim::SimTransport& tr = *f.run.transport;
+  sm::Logger log(sm::Level::error);
+  sm::sa::Server server(tr, log, sm::sa::ServerConfig{.queue_per_source = 4, .per_tick = 3});
+  server.set_index(f.index);
+  mad::Packet req;
+  req.mad = request(mad::sa_method::get_table, mad::sa_attr::node_record, 0);
+  auto segs = server.answer(req);
+  REQUIRE(segs.size() > 1);
+  mad::RmppReceiver rx;
+  std::optional<mad::MadBytes> ack;
+  for (const auto& s : segs) rx.on_segment(s, ack);
+  REQUIRE(rx.complete());
+  const size_t stride = size_t{mad::attr_offset_for(mad::NodeRecord::kSize)} * 8;
+  CHECK((rx.message().size() - mad::kSaHeaderSize) / stride == f.index->node_records().count());
+
+  // Source LID 50 floods 10 requests, LID 60 sends 1: 4 are kept from 50; a tick of 3 answers
+  // takes both sources in turn.
+  for (int i = 0; i < 10; ++i) {
+    mad::Packet p = req;
+    p.addr.lid = mad::Lid(50);
+    server.on_mad(p);
+  }
+  mad::Packet other = req;
+  other.addr.lid = mad::Lid(60);
+  server.on_mad(other);
+  CHECK(server.queued() == 5);
+  CHECK(server.stats().dropped == 6);
+  server.on_tick(false);  // a sweep runs: nothing answered
+  CHECK(server.queued() == 5);
+  server.on_tick(true);
+  CHECK(server.queued() == 2);
+  CHECK(server.stats().answered == 3);
+}
