@@ -21,6 +21,10 @@ assert j["pairs"] == 1024 * 1023, j
 assert j["mads"]["sent"] > 0 and j["mads"]["lost"] == 0, j
 for p in ("discovery", "lids", "routing", "programming"):
     assert j["phases"][p]["wall_ms"] >= 0, p
+# The timing keys sit at the end of one long format string: a missing placeholder shifts them.
+assert j["wall_s"] > 0 and j["wall_s"] >= j["sm_s"] > 0, j
+parts = j["build_s"] + j["sm_s"] + j["verify_s"] + j["metrics_s"]
+assert abs(j["wall_s"] - parts) < 0.005, (j["wall_s"], parts)
 PY
 
 # Two engines side by side with per-link loads and a plot.
