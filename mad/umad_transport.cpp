@@ -44,35 +44,14 @@ int64_t now_ns() {
 
 std::string errno_text(int e) { return std::strerror(e); }
 
-std::string state_name(unsigned s) {
-  switch (s) {
-    case 1: return "Down";
-    case 2: return "Init";
-    case 3: return "Armed";
-    case 4: return "Active";
-    default: return fmt::format("state {}", s);
-  }
-}
-
-struct Candidate {
-  UmadPort port;
-  std::string link_layer;
-  bool is_ib() const { return link_layer == "InfiniBand" || link_layer == "IB"; }  // "IB": no sysfs file
-  bool link_up() const { return port.state >= 2; }  // Init or better: what OpenSM binds to
-  std::string str() const {
-    return fmt::format("{} port {} ({}, {}, GUID {})", port.ca, port.port, link_layer,
-                       state_name(port.state), port.guid.str());
-  }
-};
-
 // Every port of every CA that sysfs (or the shim's fake sysfs) lists.
-Result<std::vector<Candidate>> list_ports() {
+Result<std::vector<PortCandidate>> list_ports() {
   char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
   const int n = umad_get_cas_names(names, UMAD_MAX_DEVICES);
   if (n < 0)
     return fail(Errc::io, fmt::format("cannot list InfiniBand devices in /sys/class/infiniband: {}",
                                       errno_text(-n)));
-  std::vector<Candidate> out;
+  std::vector<PortCandidate> out;
   for (int i = 0; i < n; ++i) {
     umad_ca_t ca{};
     // libibumad invents "mthca0" when /sys/class/infiniband is missing: umad_get_ca fails on it.
@@ -80,7 +59,7 @@ Result<std::vector<Candidate>> list_ports() {
     for (int p = 0; p <= ca.numports && p < UMAD_CA_MAX_PORTS; ++p) {
       const umad_port_t* up = ca.ports[p];
       if (up == nullptr) continue;
-      Candidate c;
+      PortCandidate c;
       c.port.ca = ca.ca_name;
       c.port.port = up->portnum;
       c.port.guid = Guid(be64toh(up->port_guid));
@@ -100,54 +79,6 @@ Result<std::vector<Candidate>> list_ports() {
   return out;
 }
 
-std::string list_text(const std::vector<Candidate>& all) {
-  std::string s;
-  for (const Candidate& c : all) s += (s.empty() ? "" : "; ") + c.str();
-  return s;
-}
-
-// The port the options name, or the first InfiniBand port with its link up.
-Result<Candidate> pick_port(const UmadOptions& o) {
-  auto all = list_ports();
-  if (!all) return std::unexpected(all.error());
-  const Candidate* found = nullptr;
-  if (o.port_guid) {
-    for (const Candidate& c : *all)
-      if (c.port.guid == *o.port_guid) found = &c;
-    if (!found)
-      return fail(Errc::not_found, fmt::format("no local port has GUID {} (ports: {})",
-                                               o.port_guid->str(), list_text(*all)));
-  } else if (!o.ca.empty() || o.port != 0) {
-    for (const Candidate& c : *all) {
-      if (!o.ca.empty() && c.port.ca != o.ca) continue;
-      if (o.port != 0 && c.port.port != o.port) continue;
-      if (o.port == 0 && !(c.is_ib() && c.link_up())) continue;  // --ca only: its first linked port
-      found = &c;
-      break;
-    }
-    if (!found) {
-      std::string what = o.ca.empty()  ? fmt::format("no CA has a port {}", o.port)
-                         : o.port == 0 ? fmt::format("CA {} has no InfiniBand port with its link up", o.ca)
-                                       : fmt::format("CA {} has no port {}", o.ca, o.port);
-      return fail(Errc::not_found, fmt::format("{} (ports: {})", what, list_text(*all)));
-    }
-  } else {
-    for (const Candidate& c : *all)
-      if (c.is_ib() && c.link_up()) {
-        found = &c;
-        break;
-      }
-    if (!found)
-      return fail(Errc::not_found,
-                  fmt::format("no InfiniBand port has its link up (ports: {})", list_text(*all)));
-  }
-  if (!found->is_ib())
-    return fail(Errc::not_found,
-                fmt::format("{} port {} is {}, not InfiniBand: an SM needs an InfiniBand port",
-                            found->port.ca, found->port.port, found->link_layer));
-  return *found;
-}
-
 void set_method_bit(long (&mask)[16 / sizeof(long)], uint8_t method) {
   constexpr unsigned kBits = 8 * sizeof(long);
   mask[method / kBits] |= 1L << (method % kBits);
@@ -163,7 +94,9 @@ UmadTransport::UmadTransport(UmadPort port, std::chrono::milliseconds request_ti
 
 Result<std::unique_ptr<UmadTransport>> UmadTransport::open(const UmadOptions& opts) {
   if (umad_init() < 0) return fail(Errc::io, "umad_init failed (libibumad)");
-  auto picked = pick_port(opts);
+  auto all = list_ports();
+  if (!all) return std::unexpected(all.error());
+  auto picked = pick_port(*all, opts);
   if (!picked) return std::unexpected(picked.error());
   UmadPort port = picked->port;
   char issm[256] = {};
@@ -184,14 +117,8 @@ Result<void> UmadTransport::attach() {
   const int id = umad_open_port(port_.ca.c_str(), port_.port);
   if (id < 0) {
     const int err = errno;
-    if (id == -EOPNOTSUPP)
-      return fail(Errc::io, fmt::format("cannot open {}: /sys/class/infiniband_mad/abi_version is "
-                                        "missing or too old (is ib_umad loaded?)", where));
-    if (err == EACCES || err == EPERM || (::access(port_.device.c_str(), R_OK | W_OK) != 0 && errno == EACCES))
-      return fail(Errc::io, fmt::format("permission denied opening {}: run as root, or give this "
-                                        "user read/write access to /dev/infiniband/umad*", where));
-    return fail(Errc::io, fmt::format("cannot open {}: {}", where,
-                                      err != 0 ? errno_text(err) : errno_text(-id)));
+    const bool denied = ::access(port_.device.c_str(), R_OK | W_OK) != 0 && errno == EACCES;
+    return std::unexpected(open_port_error(where, id, err, denied));
   }
   portid_ = id;
   // umad_size() and umad_get_mad() depend on the ABI that umad_open_port just detected.

@@ -16,37 +16,14 @@
 #include <deque>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "mad/transport.h"
+#include "mad/umad_port.h"
 
 namespace mad {
-
-struct UmadOptions {
-  std::string ca;                 // empty: any CA
-  int port = 0;                   // 0: any port
-  std::optional<Guid> port_guid;  // overrides ca/port when set
-  // How long the kernel keeps a sent request waiting for its response. The kernel drops a
-  // response that matches no waiting request, so this must be at least the longest wait of
-  // one attempt in the transaction layer; retries are the transaction layer's (umad retries 0).
-  // ibsim ignores it.
-  std::chrono::milliseconds request_timeout{1000};
-};
-
-// The port the transport runs on, as sysfs (or the shim's copy of it) describes it.
-struct UmadPort {
-  std::string ca;
-  int port = 0;
-  Guid guid;
-  Lid lid;
-  Lid sm_lid;
-  unsigned state = 0;       // 1 Down, 2 Init, 3 Armed, 4 Active
-  unsigned phys_state = 0;  // 5 LinkUp
-  std::string device;       // /dev/infiniband/umadN
-};
 
 struct UmadStats {
   uint64_t sent = 0;

@@ -74,7 +74,7 @@ mad::Result<std::unique_ptr<SimFabric>> SimFabric::build(FabricSpec spec, SimCon
     }
     if (!f->by_name_.emplace(n.name, i).second)
       return mad::fail(mad::Errc::conflict, fmt::format("duplicate node name \"{}\"", n.name));
-    if (!f->by_guid_.emplace(n.guid, i).second)
+    if (!f->by_guid_.emplace(n.guid, i).second && !cfg.allow_duplicate_guids)
       return mad::fail(mad::Errc::conflict, fmt::format("duplicate node GUID {}", n.guid));
   }
   for (const SpecLink& l : spec.links) {

@@ -106,6 +106,9 @@ struct SimConfig {
   double drop_rate = 0.0;  // fabric-wide: the fraction of MADs lost (each MAD once)
   uint64_t seed = 1;       // for losses
   uint16_t lft_cap = 49152;  // LinearFDBCap of every switch (ibsim: 49152)
+  // Lets two nodes share a node GUID, as misprogrammed hardware does (for the SM's duplicate
+  // checks); find_guid() then gives the first. Off: a duplicate is a mistake in the spec.
+  bool allow_duplicate_guids = false;
 };
 
 struct SimStats {

@@ -96,20 +96,37 @@ void Discovery::on_node_info(const DrPath& path, Guid from, uint8_t from_port, c
     n->duplicate = true;
     return;
   }
-  n->ports[arrival].guid = ni.port_guid;
   if (!from.is_zero()) {
     FabricModel::NodeRec* src = model_.find(from);
     const bool was_linked = src && src->ports[from_port].linked();
     if (!model_.link(from, from_port, ni.node_guid, arrival)) {
-      const auto& p = src->ports[from_port];
-      problem(fmt::format("port {}[{}] answers as {}[{}] but was seen cabled to {}[{}]", from, from_port,
-                          ni.node_guid, arrival, p.peer, p.peer_port));
+      // A full walk started from an empty model, so a port of the node that answers here
+      // already cabled to another port means a second node answers with this GUID: leave it
+      // out rather than merge its cables into the first one.
+      const auto& mine = n->ports[arrival];
+      if (full_ && mine.linked()) {
+        if (!n->duplicate)
+          problem(fmt::format("duplicate GUID {}: the {} at {} answers by port {}, but port {} of the one at {} "
+                              "is cabled to {}[{}]; the second is left out", ni.node_guid,
+                              mad::node_type_name(ni.node_type), path.str(), arrival, arrival, n->path.str(),
+                              mine.peer, mine.peer_port));
+        n->duplicate = true;
+        return;
+      }
+      // Otherwise a cable moved: name the end that was seen cabled elsewhere.
+      const auto& theirs = src->ports[from_port];
+      const bool at_src = theirs.linked();
+      const auto& seen = at_src ? theirs : mine;
+      problem(fmt::format("port {}[{}] answers as {}[{}] but {}[{}] was seen cabled to {}[{}]", from, from_port,
+                          ni.node_guid, arrival, at_src ? from : ni.node_guid, at_src ? from_port : arrival,
+                          seen.peer, seen.peer_port));
       return;
     }
     // A cable that just came back (or a known node seen anew): its far end changed state too,
     // and the node may have been reset; read it again.
     if (!full_ && !fresh && !was_linked) refresh_peer(ni.node_guid, arrival, path);
   }
+  n->ports[arrival].guid = ni.port_guid;  // only once the cable is known to lead to this node
   if (fresh) {
     read_node(ni.node_guid, true);
     if (!n->is_switch()) read_port(ni.node_guid, arrival, path);  // a CA port is read by its own route

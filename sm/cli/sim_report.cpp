@@ -129,7 +129,8 @@ std::string json_outcome(const SimOutcome& o) {
       "\"lft_blocks_written\": {}, \"port_sets\": {}, \"activations\": {}, "
       "\"phases\": {{\"discovery\": {}, \"lids\": {}, \"routing\": {}, \"programming\": {}, "
       "\"verify\": {{\"wall_ms\": {:.3f}}}}}, \"metrics\": {}, "
-      "\"build_s\": {:.3f}, \"sm_s\": {:.3f}, \"verify_s\": {:.3f}, \"metrics_s\": {:.3f}, \"wall_s\": {:.3f}}}",
+      "\"commit_ms\": {:.1f}, \"build_s\": {:.3f}, \"sm_s\": {:.3f}, \"verify_s\": {:.3f}, "
+      "\"metrics_s\": {:.3f}, \"wall_s\": {:.3f}}}",
       json_string(o.engine), json_string(r.engine), r.switches, r.cas, r.links, r.lids.lids.size(),
       r.max_lid, o.up, r.number, v.pairs, v.routed, v.unrouted, v.loops, v.ports_not_active,
       v.max_hops, v.mean_hops, o.mads.sent, o.mads.retried, o.mads.timed_out, per_second(o),

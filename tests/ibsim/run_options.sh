@@ -2,7 +2,8 @@
 # run_options.sh FABRICSM: `fabricsm run`'s port selection, errors and options on a small ibsim
 # fabric: clear errors (exit 1) for no device, a CA or port GUID that does not exist; usage
 # errors (exit 2) for a bad --db or config file, with the file's line; a config file that
-# sets the options; the port chosen by GUID; SIGINT stops the daemon with exit status 0.
+# sets the options; the port chosen by --ca/--port and by GUID; SIGINT stops the daemon with
+# exit status 0.
 . "$(dirname "$0")/lib.sh"
 
 FABRICSM=$(realpath "$1")
@@ -32,6 +33,11 @@ expect 2 'bad2.conf:1: .*sm_priority' "${run[@]}" --config "$work/bad2.conf"
 ibsim_start "$NET_EXAMPLES/net.2sw2path4hca" || exit 1
 expect 1 'CA nosuch has no InfiniBand port' env LD_PRELOAD=$SHIM "${run[@]}" --ca nosuch
 expect 1 'no local port has GUID 0x0000000000001234' env LD_PRELOAD=$SHIM "${run[@]}" --port-guid 0x1234
+# --ca and --port: the shim shows the node a client attaches to (SIM_HOST) as CA "ibsim0",
+# whatever its name in the file (ibstat under the shim); Hca2 shows its port 1 only.
+expect 1 'CA ibsim0 has no port 2' env SIM_HOST=Hca2 LD_PRELOAD=$SHIM "${run[@]}" --ca ibsim0 --port 2
+expect 0 'on ibsim0 port 1 (port GUID 0x0000000000100004' \
+  env SIM_HOST=Hca2 LD_PRELOAD=$SHIM "${run[@]}" --ca ibsim0 --port 1
 # The SM's port in this file is Switch1's port 0, GUID 0x200000 (ibsim's numbering).
 printf 'routing_engine = updn\nsm_priority = 3 # trailing comment\nguid = 0x200000\ndb_path = %s\ncontrol_socket = %s\n' \
   "$work/fabricsm.db" "$work/sm.sock" > "$work/good.conf"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `fabricsm sim` as a user runs it: exit codes, the JSON summary, --compare with --link-loads
-# and --plot (the SVG must render), and clear errors for bad input.
+# and --plot (the SVG must render), a non-zero exit when pairs are unrouted, and clear errors
+# for bad input.
 set -euo pipefail
 fabricsm=$1
 shared=$2
@@ -21,6 +22,10 @@ assert j["pairs"] == 1024 * 1023, j
 assert j["mads"]["sent"] > 0 and j["mads"]["lost"] == 0, j
 for p in ("discovery", "lids", "routing", "programming"):
     assert j["phases"][p]["wall_ms"] >= 0, p
+# The timing keys sit at the end of one long format string: a missing placeholder shifts them.
+assert j["wall_s"] > 0 and j["wall_s"] >= j["sm_s"] > 0, j
+parts = j["build_s"] + j["sm_s"] + j["verify_s"] + j["metrics_s"]
+assert abs(j["wall_s"] - parts) < 0.005, (j["wall_s"], parts)
 PY
 
 # Two engines side by side with per-link loads and a plot.
@@ -44,6 +49,25 @@ PY
 rsvg-convert "$work/loads.svg" -o "$work/loads.png" || fail "the SVG does not render"
 [ "$(stat -c %s "$work/loads.png")" -gt 2000 ] || fail "rendered PNG is suspiciously small"
 grep -q "minhop (max" "$work/loads.svg" || fail "legend missing"
+
+# A fabric in two pieces (radix 3: each leaf has one uplink, and dropping half the switch links
+# cuts one leaf off, whatever the seed): the SM routes the piece it is on, the verifier finds
+# the other leaf's pairs unrouted, and the exit status says so.
+"$fabricsm" topo two-level --leaves 2 --spines 1 --radix 3 --cas-per-leaf 2 --drop-links 0.5 \
+  -o "$work/split.net" || fail "generating the split fabric"
+"$fabricsm" topo check "$work/split.net" | grep -q "2 separate subnets" || fail "split fabric: $("$fabricsm" topo check "$work/split.net")"
+set +e
+"$fabricsm" sim -t "$work/split.net" --log-level error > "$work/split.txt"; rc=$?
+[ $rc -ne 0 ] && grep -q "12 CA pairs: 2 routed, 10 unrouted" "$work/split.txt" ||
+  fail "split fabric: rc $rc, $(grep verified "$work/split.txt")"
+"$fabricsm" sim -t "$work/split.net" --log-level error --json > "$work/split.json"; rc=$?
+set -e
+[ $rc -ne 0 ] || fail "split fabric, --json: rc 0"
+python3 - "$work/split.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["subnet_up"] is True and j["pairs"] == 12 and j["unrouted"] == 10, j
+PY
 
 # Bad input: clear messages, no crash.
 set +e

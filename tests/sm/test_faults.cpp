@@ -45,3 +45,42 @@ TEST_CASE("LID exhaustion is a clear error, not a crash") {
   CHECK(r.logged("LID space exhausted"));
   CHECK(r.sm->last_sweep().lids.unassigned > 0);
 }
+
+TEST_CASE("two switches with one GUID: W0201 duplicate GUID, the second is left out, not merged; the rest is routed") {
+  sim::FabricSpec spec = load("ft3-r8.net");
+  auto index = [&](const std::string& name) {
+    for (size_t i = 0; i < spec.nodes.size(); ++i)
+      if (spec.nodes[i].name == name) return i;
+    FAIL("no node " << name);
+    return size_t{0};
+  };
+  // The SM sits on H00000 under S1_00_00; a leaf in another pod answers with the same GUID.
+  const sim::SpecNode& first = spec.nodes[index("S1_00_00")];
+  sim::SpecNode& twin = spec.nodes[index("S1_03_01")];
+  twin.node_guid = first.node_guid;
+  twin.system_guid = first.system_guid;
+  const auto twin_idx = static_cast<uint32_t>(&twin - spec.nodes.data());
+  size_t twin_links = 0;
+  for (const auto& l : spec.links) twin_links += l.a == twin_idx || l.b == twin_idx ? 1 : 0;
+  REQUIRE(twin_links == 8);  // 4 CAs, 4 uplinks
+  const size_t all_links = spec.links.size();
+
+  Run r(std::move(spec), {}, sim::SimConfig{.allow_duplicate_guids = true});
+  REQUIRE(r.until_idle());
+  CHECK(r.logged("W0201"));
+  CHECK(r.logged("duplicate GUID 0x"));
+  CHECK(r.logged("the second is left out"));
+  // Merged, the twin's cables would show up as the first leaf's (or clash on every probe).
+  const auto& s = r.sm->last_sweep();
+  CHECK(s.switches == 79);
+  CHECK(s.cas == 124);
+  CHECK(s.links == all_links - twin_links);
+  // The sweep goes on: everything but the twin's four CAs is routed.
+  CHECK(r.sm->subnet_up());
+  const auto v = r.verify();
+  CHECK(v.no_lid == 4);
+  CHECK(v.routed == 124u * 123u);
+  CHECK(v.loops == 0);
+  const sim::SimNode& t = r.fabric->node(*r.fabric->find("S1_03_01"));
+  CHECK(t.ports[0].lid == 0);  // the SM never addressed it
+}

@@ -36,6 +36,54 @@ struct Line {
     REQUIRE(r);
     return *PortInfo::decode(r->data);
   }
+  uint16_t set(uint16_t attr, uint32_t mod, const DrPath& p, const SmpData& data) {
+    Smp s = make_dr_smp(method::set, attr, mod, p);
+    s.data = data;
+    auto r = exchange(*f, *t, s);
+    REQUIRE(r);
+    return r->status;
+  }
+
+  // LIDs H1 1, S1 2, S2 3, H2 4; the H1-S1-S2-H2 line (S1-S2 by port 5) brought to Active.
+  void bring_up_line() {
+    auto set_lid = [&](const DrPath& p, uint8_t n, uint16_t lid) {
+      PortInfo pi = port(p, n);
+      pi.lid = Lid(lid);
+      pi.master_sm_lid = Lid(1);
+      pi.port_state = PortState::no_change;
+      CHECK(set_port(p, n, pi) == status::ok);
+    };
+    set_lid(DrPath(), 1, 1);
+    set_lid(path({1}), 0, 2);
+    set_lid(path({1, 5}), 0, 3);
+    set_lid(path({1, 5, 1}), 1, 4);
+    auto activate = [&](const DrPath& p, uint8_t n, PortState s) {
+      PortInfo pi = port(p, n);
+      pi.port_state = s;
+      CHECK(set_port(p, n, pi) == status::ok);
+    };
+    for (PortState s : {PortState::armed, PortState::active}) {
+      activate(DrPath(), 1, s);
+      activate(path({1}), 1, s);
+      activate(path({1}), 5, s);
+      activate(path({1, 5}), 5, s);
+      activate(path({1, 5}), 1, s);
+      activate(path({1, 5, 1}), 1, s);
+    }
+  }
+  // LFT block 0 = `ports` (from LID 0; the rest unreachable), LinearFDBTop = the last LID.
+  void set_lft(const DrPath& p, std::vector<uint8_t> ports) {
+    LinearForwardingTable lft;
+    lft.ports.fill(LinearForwardingTable::kUnreachable);
+    for (size_t i = 0; i < ports.size(); ++i) lft.ports[i] = PortNum(ports[i]);
+    CHECK(set(attr::linear_fwd_table, 0, p, encode_attr(lft)) == status::ok);
+    SwitchInfo si;
+    si.linear_fdb_top = Lid(static_cast<uint16_t>(ports.size() - 1));
+    CHECK(set(attr::switch_info, 0, p, encode_attr(si)) == status::ok);
+  }
+  std::optional<Smp> by_lid(uint16_t lid) {
+    return exchange(*f, *t, make_lid_smp(method::get, attr::node_info, 0), Lid(lid));
+  }
 };
 
 }  // namespace
@@ -110,62 +158,151 @@ TEST_CASE("a refused PortInfo Set changes nothing") {
 
 TEST_CASE("LID routing follows programmed LFTs over Active links only") {
   Line l;
-  // LIDs: H1 1, S1 2, S2 3, H2 4. Ports up to Active on the H1-S1-S2-H2 line (via port 5).
-  auto set_lid = [&](const DrPath& p, uint8_t port, uint16_t lid) {
-    PortInfo pi = l.port(p, port);
-    pi.lid = Lid(lid);
-    pi.master_sm_lid = Lid(1);
-    pi.port_state = PortState::no_change;
-    CHECK(l.set_port(p, port, pi) == status::ok);
-  };
-  set_lid(DrPath(), 1, 1);
-  set_lid(path({1}), 0, 2);
-  set_lid(path({1, 5}), 0, 3);
-  set_lid(path({1, 5, 1}), 1, 4);
-  auto activate = [&](const DrPath& p, uint8_t port, PortState s) {
-    PortInfo pi = l.port(p, port);
-    pi.port_state = s;
-    CHECK(l.set_port(p, port, pi) == status::ok);
-  };
-  for (PortState s : {PortState::armed, PortState::active}) {
-    activate(DrPath(), 1, s);
-    activate(path({1}), 1, s);
-    activate(path({1}), 5, s);
-    activate(path({1, 5}), 5, s);
-    activate(path({1, 5}), 1, s);
-    activate(path({1, 5, 1}), 1, s);
-  }
-  auto set_lft = [&](const DrPath& p, std::vector<uint8_t> ports) {
-    LinearForwardingTable t;
-    t.ports.fill(LinearForwardingTable::kUnreachable);
-    for (size_t i = 0; i < ports.size(); ++i) t.ports[i] = PortNum(ports[i]);
-    Smp s = make_dr_smp(method::set, attr::linear_fwd_table, 0, p);
-    s.data = encode_attr(t);
-    auto r = exchange(*l.f, *l.t, s);
-    REQUIRE(r);
-    CHECK(r->status == status::ok);
-    SwitchInfo si;
-    si.linear_fdb_top = Lid(static_cast<uint16_t>(ports.size() - 1));
-    Smp top = make_dr_smp(method::set, attr::switch_info, 0, p);
-    top.data = encode_attr(si);
-    CHECK(exchange(*l.f, *l.t, top)->status == status::ok);
-  };
-  //                 LID: 0     1  2  3  4
-  set_lft(path({1}), {0xFF, 1, 0, 5, 5});
-  set_lft(path({1, 5}), {0xFF, 5, 5, 0, 1});
-  auto by_lid = [&](uint16_t lid) {
-    return exchange(*l.f, *l.t, make_lid_smp(method::get, attr::node_info, 0), Lid(lid));
-  };
-  auto r = by_lid(4);
+  l.bring_up_line();
+  //                   LID: 0     1  2  3  4
+  l.set_lft(path({1}), {0xFF, 1, 0, 5, 5});
+  l.set_lft(path({1, 5}), {0xFF, 5, 5, 0, 1});
+  auto r = l.by_lid(4);
   REQUIRE(r);
   CHECK(NodeInfo::decode(r->data)->node_guid == Guid(0x100002));
-  REQUIRE(by_lid(3));
-  CHECK(NodeInfo::decode(by_lid(3)->data)->node_guid == Guid(0x200001));
-  CHECK_FALSE(by_lid(5));  // beyond LinearFDBTop
+  REQUIRE(l.by_lid(3));
+  CHECK(NodeInfo::decode(l.by_lid(3)->data)->node_guid == Guid(0x200001));
+  CHECK_FALSE(l.by_lid(5));  // beyond LinearFDBTop
   // Through port 6 (still Init) nothing gets by.
-  set_lft(path({1}), {0xFF, 1, 0, 6, 6});
-  CHECK_FALSE(by_lid(4));
+  l.set_lft(path({1}), {0xFF, 1, 0, 6, 6});
+  CHECK_FALSE(l.by_lid(4));
   CHECK(l.f->stats().dropped_no_route > 0);
+}
+
+TEST_CASE("a programmed 0xFF LFT entry drops a LID-routed MAD; the other LIDs still get through") {
+  Line l;
+  l.bring_up_line();
+  l.set_lft(path({1}), {0xFF, 1, 0, 5, 0xFF});  // LID 4 (H2) <= LinearFDBTop, but unreachable
+  l.set_lft(path({1, 5}), {0xFF, 5, 5, 0, 1});
+  REQUIRE(l.by_lid(3));
+  const uint64_t dropped = l.f->stats().dropped_no_route;
+  CHECK_FALSE(l.by_lid(4));
+  CHECK(l.f->stats().dropped_no_route == dropped + 1);
+  l.set_lft(path({1}), {0xFF, 1, 0, 5, 5});  // the same route with a port: it answers
+  REQUIRE(l.by_lid(4));
+  CHECK(NodeInfo::decode(l.by_lid(4)->data)->node_guid == Guid(0x100002));
+}
+
+TEST_CASE("an LFT block at or past LinearFDBCap is refused and nothing is stored") {
+  Line l;
+  const DrPath s1 = path({1});
+  auto si = l.get(attr::switch_info, 0, s1);
+  REQUIRE(si);
+  const uint16_t cap = SwitchInfo::decode(si->data)->linear_fdb_cap;
+  REQUIRE(cap == 49152);  // ibsim's LinearFDBCap: blocks 0..767
+  LinearForwardingTable lft;
+  lft.ports.fill(PortNum(5));
+  const uint32_t last = cap / 64u - 1u;
+  CHECK(l.set(attr::linear_fwd_table, last, s1, encode_attr(lft)) == status::ok);
+  CHECK(l.set(attr::linear_fwd_table, last + 1, s1, encode_attr(lft)) == status::invalid_field);
+  CHECK(l.set(attr::linear_fwd_table, 0xFFFF, s1, encode_attr(lft)) == status::invalid_field);
+  CHECK(l.f->node(*l.f->find("S1")).sw->lft.size() == cap);  // grown to the last good block only
+  auto past = l.get(attr::linear_fwd_table, last + 1, s1);
+  REQUIRE(past);
+  CHECK(past->status == status::invalid_field);
+  // A smaller LinearFDBCap (SimConfig) moves the limit with it.
+  auto small = sim::SimFabric::build(spec({"H1", "S1"}, {{"H1", 1, "S1", 1}}),
+                                     sim::SimConfig{.lft_cap = 128});
+  REQUIRE(small);
+  sim::SimTransport t(**small, *(*small)->attach(0, 1));
+  Smp s = make_dr_smp(method::set, attr::linear_fwd_table, 1, s1);
+  s.data = encode_attr(lft);
+  CHECK(exchange(**small, t, s)->status == status::ok);
+  s.attr_mod = 2;
+  CHECK(exchange(**small, t, s)->status == status::invalid_field);
+}
+
+TEST_CASE("MulticastForwardingTable Set/Get: each block and position holds its own port masks") {
+  // A 20-port switch has two 16-port positions per MLID.
+  auto built = sim::SimFabric::build(spec({"H1", "S1"}, {{"H1", 1, "S1", 1}}, 20));
+  REQUIRE(built);
+  auto& f = **built;
+  sim::SimTransport t(f, *f.attach(0, 1));
+  const DrPath s1 = path({1});
+  auto mft_smp = [&](uint8_t m, uint16_t block, uint8_t position) {
+    return make_dr_smp(m, attr::multicast_fwd_table, mft_attr_mod(block, position), s1);
+  };
+  auto get = [&](uint16_t block, uint8_t position) {
+    auto r = exchange(f, t, mft_smp(method::get, block, position));
+    REQUIRE(r);
+    REQUIRE(r->status == status::ok);
+    return *MulticastForwardingTable::decode(r->data);
+  };
+  CHECK(get(1, 0) == MulticastForwardingTable{});  // empty before the first Set
+
+  MulticastForwardingTable low, high;
+  for (size_t i = 0; i < MulticastForwardingTable::kEntries; ++i) {
+    low.port_masks[i] = static_cast<uint16_t>(0x0003 << (i % 8));  // ports 0-15
+    high.port_masks[i] = static_cast<uint16_t>(i % 2 ? 0x000F : 0x0010);  // ports 16-20
+  }
+  Smp s = mft_smp(method::set, 1, 0);
+  s.data = encode_attr(low);
+  auto r = exchange(f, t, s);
+  REQUIRE(r);
+  CHECK(r->status == status::ok);
+  CHECK(*MulticastForwardingTable::decode(r->data) == low);  // the response echoes the block
+  s = mft_smp(method::set, 1, 1);
+  s.data = encode_attr(high);
+  CHECK(exchange(f, t, s)->status == status::ok);
+  s = mft_smp(method::set, 31, 0);  // the last block (MulticastFDBCap 1024 = 32 blocks)
+  s.data = encode_attr(high);
+  CHECK(exchange(f, t, s)->status == status::ok);
+
+  CHECK(get(1, 0) == low);
+  CHECK(get(1, 1) == high);
+  CHECK(get(31, 0) == high);
+  CHECK(get(0, 0) == MulticastForwardingTable{});  // neighbours untouched
+  CHECK(get(2, 1) == MulticastForwardingTable{});
+
+  s = mft_smp(method::set, 32, 0);  // past MulticastFDBCap
+  s.data = encode_attr(low);
+  CHECK(exchange(f, t, s)->status == status::invalid_field);
+  s = mft_smp(method::set, 1, 2);  // ports 32-47: the switch has none
+  CHECK(exchange(f, t, s)->status == status::invalid_field);
+  CHECK(get(1, 0) == low);
+  // A CA has no MFT.
+  Line l;
+  CHECK(l.get(attr::multicast_fwd_table, 0, DrPath())->status == status::unsupported_method_attr);
+}
+
+TEST_CASE("P_KeyTable Set/Get: a CA's blocks, a switch's ports, entries beyond the table") {
+  Line l;
+  auto pkeys = [&](uint32_t mod, const DrPath& p) {
+    auto r = l.get(attr::pkey_table, mod, p);
+    REQUIRE(r);
+    REQUIRE(r->status == status::ok);
+    return *PKeyTable::decode(r->data);
+  };
+  // A CA port: PartitionCap 64 = blocks 0 and 1, entry 0 the default partition.
+  PKeyTable fresh;
+  fresh.pkeys[0] = kDefaultPKey;
+  CHECK(pkeys(pkey_attr_mod(0), DrPath()) == fresh);
+  PKeyTable want;
+  want.pkeys[0] = kDefaultPKey;
+  want.pkeys[1] = 0x8001;  // full member of 0x0001
+  want.pkeys[31] = 0x0002;  // limited member of 0x0002
+  CHECK(l.set(attr::pkey_table, pkey_attr_mod(1), DrPath(), encode_attr(want)) == status::ok);
+  CHECK(pkeys(pkey_attr_mod(1), DrPath()) == want);
+  CHECK(pkeys(pkey_attr_mod(0), DrPath()) == fresh);  // block 0 untouched
+  CHECK(l.set(attr::pkey_table, pkey_attr_mod(2), DrPath(), encode_attr(want)) ==
+        status::invalid_field);  // past PartitionCap
+
+  // A switch port: its table is PartitionEnforcementCap (8) long; the port is in the modifier.
+  const DrPath s1 = path({1});
+  CHECK(l.set(attr::pkey_table, pkey_attr_mod(0, PortNum(5)), s1, encode_attr(want)) == status::ok);
+  PKeyTable kept;  // entries 8-31 are past the table: not stored, read back as 0
+  std::copy_n(want.pkeys.begin(), 8, kept.pkeys.begin());
+  CHECK(pkeys(pkey_attr_mod(0, PortNum(5)), s1) == kept);
+  CHECK(pkeys(pkey_attr_mod(0, PortNum(6)), s1) == fresh);  // other ports keep their own
+  CHECK(l.set(attr::pkey_table, pkey_attr_mod(1, PortNum(5)), s1, encode_attr(want)) ==
+        status::invalid_field);
+  CHECK(l.set(attr::pkey_table, pkey_attr_mod(0, PortNum(9)), s1, encode_attr(want)) ==
+        status::invalid_field);  // no port 9
 }
 
 TEST_CASE("faults: a link going down drops DR traffic through it and comes back in Init") {
