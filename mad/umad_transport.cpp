@@ -19,6 +19,8 @@
 
 #include <fmt/format.h>
 
+#include "mad/sa_mad.h"
+
 namespace mad {
 
 namespace {
@@ -139,11 +141,12 @@ Result<void> UmadTransport::attach() {
   // The SA (class 0x03) of this SM: requests from clients, with the kernel doing RMPP for the
   // long answers (rmpp_version 1, as OpenSM registers it). Without it the SM still works.
   long sa_mask[16 / sizeof(long)] = {};
-  for (uint8_t m : {method::get, method::set, uint8_t{0x12}, uint8_t{0x14}, uint8_t{0x15}}) set_method_bit(sa_mask, m);
-  const int sa = umad_register(portid_, mgmt_class::subn_adm, 2, 1, sa_mask);
+  for (uint8_t m : {sa_method::get, sa_method::set, sa_method::get_table, sa_method::get_multi, sa_method::del})
+    set_method_bit(sa_mask, m);
+  const int sa = umad_register(portid_, mgmt_class::subn_adm, kSaClassVersion, 1, sa_mask);
   gsi_agents_[mgmt_class::subn_adm] = sa >= 0 ? sa : kAgentFailed;
-  // ibsim's libibumad shim has no RMPP (it garbles RMPP-active sends): under it the SA sends
-  // its answers one MAD at a time itself.
+  // ibsim's libibumad shim has no RMPP (answers sent for the kernel to segment never reach
+  // saquery intact through it): under it the SA sends its answers one MAD at a time itself.
   const char* preload = std::getenv("LD_PRELOAD");
   sa_kernel_rmpp_ = sa >= 0 && !(preload && std::strstr(preload, "umad2sim"));
 
