@@ -2,10 +2,13 @@
 // they are chosen); every link points up toward the lower rank, ties broken by GUID. A route
 // never goes down then up, so the channel dependency graph has no cycle: deadlock-free on any
 // topology. A switch that can reach the destination going only down does so (shortest such
-// path); the others go up along the shortest legal path. Equally good ports are balanced as in
-// minhop. Pairs with no legal path are listed in the diagnostics, by name.
+// path); the others go up along the shortest legal path. Among equally short legal ports, CA
+// destinations take the one whose route is least loaded by the destinations before them
+// (balance.h); switch LIDs are balanced as in minhop. Pairs with no legal path are listed in the
+// diagnostics, by name.
 #include <fmt/format.h>
 
+#include "routing/balance.h"
 #include "routing/engines.h"
 #include "routing/fill.h"
 #include "routing/roots.h"
@@ -26,11 +29,13 @@ class UpdnEngine final : public Engine {
     const Orientation orient(roots->rank);
     UpDownCosts costs = UpDownCosts::compute(*fv, orient, opts.threads);
     const SwitchFallback fallback = SwitchFallback::compute(*fv, costs, opts.threads);
-    costs.transpose(opts.threads);
     RoutingTables tables(topo, fv->max_lid());
+    balance_updown(*fv, orient, costs, tables);
+    costs.transpose(opts.threads);
+    // The fill keeps those entries and routes the rest: switch LIDs, fallbacks, unrouted pairs.
     fill_tables(
         *fv, [&](SwIdx s, CandidateLists& out) { updown_candidates(*fv, orient, costs, s, out); },
-        FillOptions{opts.threads, nullptr, false, false, &fallback}, tables);
+        FillOptions{opts.threads, nullptr, true, false, &fallback}, tables);
     tables.diagnostics().note_first(fmt::format("updn: {}", roots->how));
     return tables;
   }

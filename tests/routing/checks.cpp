@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -210,6 +211,59 @@ uint64_t channel_load(const sm::Topology& topo, const routing::RoutingTables& t,
       for (auto c : w.channels) n += (c.first == sw && c.second == port) ? 1 : 0;
     }
   return n;
+}
+
+AllToAll all_to_all(const sm::Topology& topo, const routing::RoutingTables& t) {
+  AllToAll out;
+  const auto terms = terminals(topo);
+  std::map<sm::NodeId, uint64_t> cas_at;  // switch -> CA ports on it
+  for (const Terminal& x : terms) ++cas_at[x.sw];
+  std::vector<uint32_t> id(topo.node_count() * 256, UINT32_MAX);  // (node, port) -> channel
+  std::vector<uint64_t> load;
+  std::set<std::pair<uint32_t, uint32_t>> deps;
+  const auto channel = [&](std::pair<sm::NodeId, uint8_t> c) {
+    uint32_t& i = id[c.first * 256 + c.second];
+    if (i == UINT32_MAX) {
+      i = static_cast<uint32_t>(load.size());
+      load.push_back(0);
+    }
+    return i;
+  };
+  for (const Terminal& d : terms)
+    for (uint32_t k = 0; k < (1u << d.lmc); ++k)
+      for (const auto& [sw, cas] : cas_at) {
+        const uint64_t pairs = cas - (sw == d.sw ? 1 : 0);
+        const Walk w = walk_to(topo, t, sw, mad::Lid(static_cast<uint16_t>(d.lid.value() + k)),
+                               {d.node, d.port.value()});
+        if (!w.delivered) {
+          out.unrouted_pairs += k == 0 ? pairs : 0;
+          continue;
+        }
+        uint32_t prev = UINT32_MAX;
+        for (auto c : w.channels) {
+          const uint32_t i = channel(c);
+          if (k == 0) load[i] += pairs;
+          if (prev != UINT32_MAX) deps.emplace(prev, i);
+          prev = i;
+        }
+      }
+  if (!load.empty()) out.max_load = *std::max_element(load.begin(), load.end());
+  // Acyclic iff Kahn's algorithm removes every channel.
+  std::vector<std::vector<uint32_t>> next(load.size());
+  std::vector<uint32_t> in(load.size(), 0);
+  for (auto [a, b] : deps) {
+    next[a].push_back(b);
+    ++in[b];
+  }
+  std::deque<uint32_t> ready;
+  for (uint32_t i = 0; i < in.size(); ++i)
+    if (in[i] == 0) ready.push_back(i);
+  size_t removed = 0;
+  for (; !ready.empty(); ready.pop_front(), ++removed)
+    for (uint32_t b : next[ready.front()])
+      if (--in[b] == 0) ready.push_back(b);
+  out.cdg_acyclic = removed == load.size();
+  return out;
 }
 
 }  // namespace rtest

@@ -50,6 +50,16 @@ struct Loads {
 // CA ports in leaf order, base LIDs only.
 Loads loads(const sm::Topology& topo, const routing::RoutingTables& t, bool shifts = true);
 
+// loads() without the shifts and cdg_acyclic() in one pass that walks once per (switch with
+// CAs, destination LID) and counts each walk for all the CAs of that switch: fast enough to loop
+// over many fabrics. Same figures (loads over base LIDs, the CDG over all LIDs).
+struct AllToAll {
+  uint64_t max_load = 0;        // as Loads::max_all_to_all
+  uint64_t unrouted_pairs = 0;  // as Loads::unrouted_pairs
+  bool cdg_acyclic = true;
+};
+AllToAll all_to_all(const sm::Topology& topo, const routing::RoutingTables& t);
+
 // All-to-all routes over the channel leaving switch `sw` by `port`.
 uint64_t channel_load(const sm::Topology& topo, const routing::RoutingTables& t, sm::NodeId sw,
                       uint8_t port);

@@ -12,6 +12,19 @@
 #include "sim/spec.h"
 #include "sm/topology.h"
 
+// Under AddressSanitizer (the CI runs the unit suite so) everything is several times slower:
+// heavy loops run one case there.
+#if defined(__SANITIZE_ADDRESS__)
+#define RTEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RTEST_SANITIZED 1
+#endif
+#endif
+#ifndef RTEST_SANITIZED
+#define RTEST_SANITIZED 0
+#endif
+
 namespace rtest {
 
 // Builds a FabricSpec by name: sw("S0", 4).ca("H0").link("H0", 1, "S0", 1).
