@@ -31,12 +31,43 @@ ensure_packages() {
 
 # configure_build DIR [meson options...]: set up DIR once, then build it.
 configure_build() {
+  setup_build "$@" && build_in "$1"
+}
+
+# setup_build DIR [meson options...]: set up DIR once (an existing DIR keeps its options).
+setup_build() {
   local dir=$1
   shift
-  if [ ! -f "$dir/build.ninja" ]; then
-    meson setup "$dir" "$@" >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log" >&2; return 1; }
-    rm -f "$dir.setup.log"
-  fi
-  ninja -C "$dir" >"$dir.build.log" 2>&1 || { tail -50 "$dir.build.log" >&2; return 1; }
+  [ -f "$dir/build.ninja" ] && return 0
+  meson setup "$dir" "$@" >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log" >&2; return 1; }
+  rm -f "$dir.setup.log"
+}
+
+# build_in DIR [targets...]: build the targets (paths relative to DIR), or everything.
+build_in() {
+  local dir=$1
+  shift
+  ninja -C "$dir" "$@" >"$dir.build.log" 2>&1 || { tail -50 "$dir.build.log" >&2; return 1; }
   rm -f "$dir.build.log"
+}
+
+# targets_of DIR suite NAME | DIR exe PREFIX: the files (paths relative to DIR) that the tests of
+# meson suite NAME run, or the executables named PREFIX*, so that only those are built (`meson
+# test` would first build every target).
+targets_of() {
+  ninja -C "$1" build.ninja >/dev/null || return 1  # re-configures if a meson.build changed
+  python3 - "$@" <<'PY'
+import json, os, subprocess, sys
+d, kind, name = sys.argv[1:]
+intro = lambda what: json.loads(subprocess.check_output(["meson", "introspect", what, d]))
+targets = intro("--targets")
+if kind == "suite":
+    ids = {i for t in intro("--tests") if any(s.split(":")[-1] == name for s in t["suite"])
+           for i in t["depends"]}
+    targets = [t for t in targets if t["id"] in ids]
+else:
+    targets = [t for t in targets if t["type"] == "executable" and t["name"].startswith(name)]
+print("\n".join(sorted(os.path.relpath(f, os.path.realpath(d))
+                        for t in targets for f in t["filename"])))
+PY
 }
