@@ -12,6 +12,7 @@
 #include "sm/cli/commands.h"
 #include "sm/cli/drill.h"
 #include "sm/cli/ha_options.h"
+#include "sm/cli/json.h"
 
 namespace po = boost::program_options;
 
@@ -51,32 +52,19 @@ mad::Result<sim::FabricSpec> load_spec(const Args& a, std::string& label) {
   return sim::make_fat_tree(levels, radix);
 }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", c);
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string opt_ms(const std::optional<double>& v) { return v ? fmt::format("{:.1f}", *v) : "null"; }
 std::string text_ms(const std::optional<double>& v) { return v ? fmt::format("{:.0f} ms", *v) : "-"; }
 
 std::string json_event(const EventResult& e) {
   std::string notes;
-  for (const auto& n : e.notes) notes += (notes.empty() ? "" : ", ") + json_string(n);
+  for (const auto& n : e.notes) notes += (notes.empty() ? "" : ", ") + json_quote(n);
   std::string masters;
-  for (const auto& m : e.masters) masters += (masters.empty() ? "" : ", ") + json_string(m);
+  for (const auto& m : e.masters) masters += (masters.empty() ? "" : ", ") + json_quote(m);
   return fmt::format(
       "{{\"event\": {}, \"detail\": {}, \"at_ms\": {:.1f}, \"detection_ms\": {}, \"master_ms\": {}, "
       "\"up_ms\": {}, \"lids_changed\": {}, \"lft_blocks\": {}, \"rereg_ports\": {}, \"false_alarms\": {}, "
       "\"masters\": [{}], \"partitions\": {}, \"one_master\": {}, \"routed\": {}, \"notes\": [{}]}}",
-      json_string(e.event), json_string(e.detail), e.at_ms, opt_ms(e.detection_ms), opt_ms(e.master_ms),
+      json_quote(e.event), json_quote(e.detail), e.at_ms, opt_ms(e.detection_ms), opt_ms(e.master_ms),
       opt_ms(e.up_ms), e.lids_changed, e.lft_blocks, e.rereg_ports, e.false_alarms, masters, e.partitions,
       e.one_master, e.routed ? (*e.routed ? "true" : "false") : "null", notes);
 }
@@ -217,9 +205,9 @@ int cmd_drill(int argc, char** argv) {
     std::string events;
     for (const auto& e : r->events) events += (events.empty() ? "" : ", ") + json_event(e);
     std::string sms_json;
-    for (const auto& s : r->sms) sms_json += (sms_json.empty() ? "" : ", ") + json_string(s);
+    for (const auto& s : r->sms) sms_json += (sms_json.empty() ? "" : ", ") + json_quote(s);
     fmt::print("{{\"fabric\": {}, \"sms\": [{}], \"bring_up\": {}, \"events\": [{}], \"ok\": {}}}\n",
-               json_string(r->fabric), sms_json, json_event(r->bring_up), events, r->ok());
+               json_quote(r->fabric), sms_json, json_event(r->bring_up), events, r->ok());
   } else {
     print_text(*r);
   }

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include "sm/cli/table.h"
+#include "sm/cli/json.h"
 
 namespace cli {
 

@@ -2,22 +2,11 @@
 
 #include <fmt/format.h>
 
+#include "sm/cli/json.h"
+
 namespace cli {
 
 namespace {
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", c);
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
 
 double per_second(const SimOutcome& o) {
   return o.sm_s > 0 ? static_cast<double>(o.mads.sent) / o.sm_s : 0.0;
@@ -131,7 +120,7 @@ std::string json_outcome(const SimOutcome& o) {
       "\"verify\": {{\"wall_ms\": {:.3f}}}}}, \"metrics\": {}, "
       "\"commit_ms\": {:.1f}, \"build_s\": {:.3f}, \"sm_s\": {:.3f}, \"verify_s\": {:.3f}, "
       "\"metrics_s\": {:.3f}, \"wall_s\": {:.3f}}}",
-      json_string(o.engine), json_string(r.engine), r.switches, r.cas, r.links, r.lids.lids.size(),
+      json_quote(o.engine), json_quote(r.engine), r.switches, r.cas, r.links, r.lids.lids.size(),
       r.max_lid, o.up, r.number, v.pairs, v.routed, v.unrouted, v.loops, v.ports_not_active,
       v.max_hops, v.mean_hops, o.mads.sent, o.mads.retried, o.mads.timed_out, per_second(o),
       r.program.lft_blocks_written, r.program.port_sets, r.program.activations, phase(r.discovery),
@@ -143,10 +132,10 @@ std::string json_summary(const std::string& fabric, const std::vector<SimOutcome
   if (runs.size() == 1) {
     std::string one = json_outcome(runs.front());
     one.pop_back();  // add the fabric-wide fields to the same object
-    return one + fmt::format(", \"fabric\": {}, \"sm_node\": {}, \"peak_rss_kb\": {}}}", json_string(fabric),
-                             json_string(runs.front().sm_node), rss_kb);
+    return one + fmt::format(", \"fabric\": {}, \"sm_node\": {}, \"peak_rss_kb\": {}}}", json_quote(fabric),
+                             json_quote(runs.front().sm_node), rss_kb);
   }
-  std::string s = fmt::format("{{\"fabric\": {}, \"peak_rss_kb\": {}, \"engines\": [", json_string(fabric), rss_kb);
+  std::string s = fmt::format("{{\"fabric\": {}, \"peak_rss_kb\": {}, \"engines\": [", json_quote(fabric), rss_kb);
   for (size_t i = 0; i < runs.size(); ++i) s += (i ? ", " : "") + json_outcome(runs[i]);
   return s + "]}";
 }

@@ -2,13 +2,9 @@
 #pragma once
 
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace cli {
-
-// A JSON string literal (quotes, backslashes and control characters escaped).
-std::string json_quote(std::string_view s);
 
 struct Table {
   std::vector<std::string> columns;
