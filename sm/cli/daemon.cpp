@@ -164,9 +164,10 @@ void Daemon::log_lids() const {
 
 void Daemon::on_sweep(const sm::SweepReport& r) {
   log_lids();
-  // The SA answers from what this sweep configured; only the master's SA answers at all.
-  const bool configured_now = manager_->state() == mad::SmState::master && !r.engine.empty();
-  if (configured_now) {
+  // What a master's sweep configured: the SA answers from it, the store commits it. A
+  // standby's walk changes nothing it owns (no SA answers); its events still go out.
+  const bool configured = manager_->state() == mad::SmState::master && !r.engine.empty();
+  if (configured) {
     sa_->set_index(std::make_shared<const sm::sa::Index>(sm::sa::Index::build(
         manager_->topology(), manager_->model(), manager_->tables(), manager_->ha_role().self_info(false),
         a_.cfg.sm.ports.switch_life_time)));
@@ -175,9 +176,6 @@ void Daemon::on_sweep(const sm::SweepReport& r) {
   }
   if (!store_) return;
   note_peers();
-  // A master's sweep is the fabric as configured: one transaction. A standby's walk changes
-  // nothing it owns; its events still go out.
-  const bool configured = manager_->state() == mad::SmState::master && !r.engine.empty();
   if (!configured) {
     if (auto f = store_->flush_events(); !f) log_.error(702, "store: {}", f.error().message);
     return;
@@ -206,7 +204,7 @@ void Daemon::serve_control() {
       manager_->request_sweep("asked for on the control socket");
       req.reply("{\"ok\": true}");
     } else {
-      req.reply(fmt::format("{{\"error\": \"unknown request; try status, status text or resweep\"}}"));
+      req.reply(R"({"error": "unknown request; try status, status text or resweep"})");
     }
   }
 }
