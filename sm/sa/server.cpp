@@ -81,14 +81,6 @@ void Server::on_tick(bool ready) {
   }
 }
 
-std::optional<mad::Nanos> Server::next_deadline() const {
-  std::optional<mad::Nanos> d;
-  for (const auto& [k, tr] : transfers_)
-    if (!d || tr.deadline < *d) d = tr.deadline;
-  if (queued_ > 0 && index_) d = transport_.clock().now();  // more to answer right away
-  return d;
-}
-
 void Server::send_all(const mad::MadAddress& to, const std::vector<mad::MadBytes>& mads) {
   for (const mad::MadBytes& m : mads) {
     mad::Packet out;

@@ -45,9 +45,9 @@ class Server {
   void set_index(std::shared_ptr<const Index> ix) { index_ = std::move(ix); }
   // A class-0x03 MAD: a request (queued), or an RMPP ACK/STOP/ABORT for one of our answers.
   void on_mad(const mad::Packet& p);
-  // Answers queued requests when `ready` (no sweep running), resends RMPP segments due.
+  // Answers queued requests when `ready` (no sweep running), resends RMPP segments due. The
+  // daemon calls it after every batch of MADs and at least every 100 ms.
   void on_tick(bool ready);
-  std::optional<mad::Nanos> next_deadline() const;
   size_t queued() const { return queued_; }
   const ServerStats& stats() const { return stats_; }
 
