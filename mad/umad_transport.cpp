@@ -230,12 +230,16 @@ Result<void> UmadTransport::send_rmpp(const MadAddress& to, std::span<const uint
                 static_cast<int>(kGsiQkey));
   umad_set_pkey(buf.data(), to.pkey_index);
   // The kernel waits this long for each window's ACK, and resends this many times.
-  const int r = umad_send(portid_, agent, buf.data(), static_cast<int>(mad.size()), request_timeout_ms_, 3);
+  return post(agent, buf.data(), mad.size(), request_timeout_ms_, 3);
+}
+
+Result<void> UmadTransport::post(int agent, void* umad, size_t length, int timeout_ms, int retries) {
+  const int r = umad_send(portid_, agent, umad, static_cast<int>(length), timeout_ms, retries);
   std::lock_guard lk(mu_);
   ++stats_.sent;
   if (r < 0) {
     ++stats_.send_errors;
-    return fail(Errc::io, fmt::format("umad_send (RMPP) on {}: {}", port_.device, errno_text(errno != 0 ? errno : -r)));
+    return fail(Errc::io, fmt::format("umad_send on {}: {}", port_.device, errno_text(errno != 0 ? errno : -r)));
   }
   return {};
 }
@@ -260,14 +264,7 @@ Result<void> UmadTransport::send(const Packet& p) {
   umad_set_pkey(send_buf_.data(), p.addr.pkey_index);
   // Responses need no kernel timeout; requests do, or the kernel drops their answers.
   const int timeout = method::is_response(p.mad[3]) || p.mad[3] == method::trap_repress ? 0 : request_timeout_ms_;
-  const int r = umad_send(portid_, agent, send_buf_.data(), static_cast<int>(kMadSize), timeout, 0);
-  std::lock_guard lk(mu_);
-  ++stats_.sent;
-  if (r < 0) {
-    ++stats_.send_errors;
-    return fail(Errc::io, fmt::format("umad_send on {}: {}", port_.device, errno_text(errno != 0 ? errno : -r)));
-  }
-  return {};
+  return post(agent, send_buf_.data(), kMadSize, timeout, 0);
 }
 
 void UmadTransport::receive_thread() {

@@ -57,6 +57,8 @@ class UmadTransport final : public Transport {
   void receive_thread();
   void wake_receiver();
   int agent_for(uint8_t mgmt_class, uint8_t class_version);
+  // umad_send of a prepared buffer, counted in the stats.
+  Result<void> post(int agent, void* umad, size_t length, int timeout_ms, int retries);
 
   static constexpr int kAgentUntried = -1, kAgentFailed = -2;
   UmadPort port_;
