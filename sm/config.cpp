@@ -28,34 +28,29 @@ struct Option {
   Getter get;
 };
 
-mad::Result<int64_t> integer(const std::string& v, int64_t lo, int64_t hi) {
-  int64_t x = 0;
-  int base = 10;
+// Decimal, or hex with 0x; the whole string or an error naming `what` it should have been.
+template <class T>
+mad::Result<T> number(const std::string& v, std::string_view what) {
+  T x = 0;
   std::string_view s = v;
+  int base = 10;
   if (s.starts_with("0x") || s.starts_with("0X")) {
     s.remove_prefix(2);
     base = 16;
   }
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), x, base);
   if (ec != std::errc() || p != s.data() + s.size() || s.empty())
-    return mad::fail(mad::Errc::parse, fmt::format("'{}' is not a number", v));
-  if (x < lo || x > hi) return mad::fail(mad::Errc::parse, fmt::format("{} is outside {}..{}", x, lo, hi));
+    return mad::fail(mad::Errc::parse, fmt::format("'{}' is not {}", v, what));
   return x;
 }
 
-mad::Result<uint64_t> u64(const std::string& v) {
-  uint64_t x = 0;
-  std::string_view s = v;
-  int base = 10;
-  if (s.starts_with("0x") || s.starts_with("0X")) {
-    s.remove_prefix(2);
-    base = 16;
-  }
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), x, base);
-  if (ec != std::errc() || p != s.data() + s.size() || s.empty())
-    return mad::fail(mad::Errc::parse, fmt::format("'{}' is not a 64-bit number", v));
+mad::Result<int64_t> integer(const std::string& v, int64_t lo, int64_t hi) {
+  auto x = number<int64_t>(v, "a number");
+  if (x && (*x < lo || *x > hi)) return mad::fail(mad::Errc::parse, fmt::format("{} is outside {}..{}", *x, lo, hi));
   return x;
 }
+
+mad::Result<uint64_t> u64(const std::string& v) { return number<uint64_t>(v, "a 64-bit number"); }
 
 mad::Result<bool> boolean(const std::string& v) {
   if (v == "true" || v == "TRUE" || v == "1" || v == "yes") return true;
