@@ -104,7 +104,6 @@ cp "$work/good.conf" "$conf"
 grep -q 'RELOADING=1' "$work/notify.txt" || fail "no RELOADING=1 on SIGHUP"
 
 # SIGTERM: clean stop; then a restart on the same database changes nothing.
-port_lids() { shim ibnetdiscover -p 2>/dev/null | awk '{ print $1, $4, $2; if (NF >= 11) print $8, $11, $9 }' | sort -u; }
 port_lids > "$work/lids.before"
 sm_stop TERM; rc=$?
 [ $rc -eq 0 ] && grep -q 'STOPPING=1' "$work/notify.txt" && log "SIGTERM: exit 0, STOPPING=1" ||

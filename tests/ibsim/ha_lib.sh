@@ -8,8 +8,7 @@
 #   stop_sm NAME [SIGNAL]    stops one daemon (default TERM); KILL is kill -9
 #   wait_log NAME PATTERN [SECONDS]      until the daemon's log matches
 #   sminfo_at HOST [LID]     `sminfo` run from CA HOST (to LID, else to HOST's SM LID)
-#   lid_of HOST              the LID HOST's port holds
-#   port_lids                "type GUID LID" of every port (ibnetdiscover -p), sorted
+#   (lid_of and port_lids are in lib.sh)
 declare -A ha_pids=()
 
 ha_init() {
@@ -63,10 +62,5 @@ wait_log() {
 }
 
 sminfo_at() { local host=$1; shift; SIM_HOST=$host shim sminfo "$@" 2>&1; }
-lid_of() { SIM_HOST=$1 shim smpquery -D portinfo 0 2>/dev/null | awk -F. '/^Lid:/ { print $NF }'; }
-port_lids() {
-  SIM_HOST=$1 shim ibnetdiscover -p 2>/dev/null |
-    awk '{ print $1, $4, $2; if (NF >= 11) print $8, $11, $9 }' | sort -u
-}
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }

@@ -8,6 +8,7 @@
 #   bring_up SM [ARGS...]    SM = fabricsm (`run --once`) or opensm (`-o`); must reach SUBNET UP
 #   check_all NETFILE        every check below; returns the number of failed checks
 #   check_sminfo SM          the SM, running as a daemon, answers SMInfo as MASTER
+#   lid_of [HOST], port_lids [HOST]    a port's LID; every port's LID (ibnetdiscover -p)
 #   ibsim_stop
 set -uo pipefail
 
@@ -86,6 +87,18 @@ ibsim_start() {
 
 # A libibumad program as a client of this ibsim (its stderr "attached as client" noise dropped).
 shim() { (cd "$work/cwd" && LD_PRELOAD=$SHIM "$@" 2> >(grep -v 'sim_connect: attached' >&2)); }
+# shim_at HOST CMD...: the same, attached at node HOST (the default node when HOST is empty).
+shim_at() {
+  local host=$1; shift
+  if [ -n "$host" ]; then SIM_HOST=$host shim "$@"; else shim "$@"; fi
+}
+# lid_of [HOST]: the LID the port of HOST (default: the default node) holds.
+lid_of() { shim_at "${1:-}" smpquery -D portinfo 0 2>/dev/null | awk -F. '/^Lid:/ { print $NF }'; }
+# port_lids [HOST]: "type GUID LID" of every port as ibnetdiscover -p sees it from HOST, sorted.
+port_lids() {
+  shim_at "${1:-}" ibnetdiscover -p 2>/dev/null |
+    awk '{ print $1, $4, $2; if (NF >= 11) print $8, $11, $9 }' | sort -u
+}
 
 # bring_up fabricsm [ARGS...] | bring_up opensm [ENGINE]: one bring-up that must end in
 # SUBNET UP. The LIDs the SM says it assigned go to $work/sm-lids ("port-GUID LID"):
@@ -149,7 +162,7 @@ check_ports() {
   shim iblinkinfo > "$work/links.txt" || { log "iblinkinfo failed"; return 1; }
   $CHECK links "$work/links.txt" | sed "s/^/[$name] /"
   [ "${PIPESTATUS[0]}" -eq 0 ] || bad=1
-  sm_lid=$(shim smpquery -D portinfo 0 | awk -F. '/^Lid:/ {print $NF}')
+  sm_lid=$(lid_of)
   while read -r lid port; do
     n=$((n + 1))
     out=$(shim smpquery portinfo "$lid" "$port" 2>&1) || { log "smpquery portinfo $lid $port failed: $out"; bad=1; continue; }

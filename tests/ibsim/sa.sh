@@ -21,7 +21,6 @@ mapfile -t cas < <(awk -F'"' '/^(Hca|Ca)[ \t]/ { print $2 }' "$NET")
 n=${#cas[@]}
 client=${cas[$((n - 1))]}
 pairs=("${cas[1]} ${cas[2]}" "${cas[1]} ${cas[$((n / 2))]}" "${cas[$((n - 2))]} ${cas[3]}" "${cas[4]} ${cas[4]}")
-lid_of() { SIM_HOST=$1 shim smpquery -D portinfo 0 2>/dev/null | awk -F. '/^Lid:/ { print $NF }'; }
 sa() { SIM_HOST=$client shim timeout 10 saquery "$@" 2>&1; }
 # A record dump without the lines that name LIDs (they differ between the two SMs' fabrics).
 norm() { grep -v -E '^\s*(lid|dlid|slid|LID)\.\.' | sed 's/[[:space:]]\+/ /g'; }
