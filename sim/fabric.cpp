@@ -148,9 +148,10 @@ bool SimFabric::any_mail() const {
   return false;
 }
 
-void SimFabric::run_until_mail(mad::Nanos deadline) {
+template <class HasMail>
+void SimFabric::run_until_any(mad::Nanos deadline, HasMail has_mail) {
   Arrival a;
-  while (!any_mail()) {
+  while (!has_mail()) {
     auto next = events_.next_time();
     if (!next || *next > deadline) {
       clock_.advance_to(deadline);
@@ -159,6 +160,10 @@ void SimFabric::run_until_mail(mad::Nanos deadline) {
     clock_.advance_to(events_.pop(a));
     deliver(a);
   }
+}
+
+void SimFabric::run_until_mail(mad::Nanos deadline) {
+  run_until_any(deadline, [this] { return any_mail(); });
 }
 
 void SimFabric::inject(EndpointId ep, const mad::Packet& pkt) {
@@ -179,16 +184,7 @@ void SimFabric::run_until(mad::Nanos t) {
 }
 
 void SimFabric::run_for_endpoint(EndpointId ep, mad::Nanos deadline) {
-  Arrival a;
-  while (endpoints_[ep].inbox.empty()) {
-    auto next = events_.next_time();
-    if (!next || *next > deadline) {
-      clock_.advance_to(deadline);
-      return;
-    }
-    clock_.advance_to(events_.pop(a));
-    deliver(a);
-  }
+  run_until_any(deadline, [this, ep] { return !endpoints_[ep].inbox.empty(); });
 }
 
 std::optional<NodeIdx> SimFabric::find(std::string_view name) const {

@@ -187,6 +187,10 @@ class SimFabric {
     bool attached = true;
   };
   bool any_mail() const;
+  // Runs events until `has_mail()` or the next event is after `deadline` (the clock then
+  // ends at `deadline`).
+  template <class HasMail>
+  void run_until_any(mad::Nanos deadline, HasMail has_mail);
   // A MAD in flight arrives at (node, port) at its event time.
   struct Arrival {
     mad::Packet pkt;
