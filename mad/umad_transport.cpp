@@ -223,7 +223,10 @@ int UmadTransport::agent_for(uint8_t cls, uint8_t version) {
 
 Result<void> UmadTransport::send_rmpp(const MadAddress& to, std::span<const uint8_t> mad) {
   const int agent = gsi_agents_[mgmt_class::subn_adm];
-  if (agent < 0 || mad.size() < kMadSize) return fail(Errc::unsupported, "no SA agent registered for RMPP");
+  if (agent < 0) return fail(Errc::unsupported, "no SA agent registered for RMPP");
+  // Headers plus the records, however few: the kernel pads the last segment and announces
+  // the real length, from which the client counts the records.
+  if (mad.size() < kSaHeaderSize) return fail(Errc::truncated, "an RMPP answer shorter than the SA headers");
   std::vector<uint8_t> buf(umad_size() + mad.size(), 0);
   std::memcpy(umad_get_mad(buf.data()), mad.data(), mad.size());
   umad_set_addr(buf.data(), to.lid.value(), to.qpn != 0 ? static_cast<int>(to.qpn) : 1, to.sl,
