@@ -3,9 +3,15 @@
 // the link, lets the SM react to the traps, and prints: SM time (wall clock of the reaction,
 // coalescing window included on the fabric clock), LFT blocks written against a full
 // reprogram, SMPs, and that every pair is routed again; then the same for the link's return.
+// The SM time is split into its phases (discovery = re-reading the trapped switches and the
+// topology snapshot, routing = repair or full route, programming = planning the diff and
+// writing it). CPU ms is the process's CPU time from the fault to the end of the reaction's
+// last sweep (SM and simulator together): on a busy machine, a steadier figure than wall.
+// Usage: reroute [RADIX [ENGINE [--full] [-v]]]; --full: repair off, every sweep routes in full.
 #include <fmt/format.h>
 
 #include <chrono>
+#include <ctime>
 #include <string>
 
 #include "sim/generators.h"
@@ -16,8 +22,16 @@
 
 namespace {
 
+double cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
 struct Reaction {
-  double wall_ms = 0, fabric_ms = 0;
+  double wall_ms = 0, fabric_ms = 0, cpu_ms = 0, cpu_done = 0;
+  double discovery_ms = 0, lids_ms = 0, routing_ms = 0, programming_ms = 0;
+  bool repaired = false;
   mad::Nanos done{0};  // fabric clock at the end of the last sweep
   uint64_t blocks = 0, smps = 0, sweeps = 0, heavy = 0;
 };
@@ -36,43 +50,57 @@ int main(int argc, char** argv) {
   auto ep = *fabric->attach(0, 1);
   fabric->set_is_sm(ep, true);
   sim::SimTransport t(*fabric, ep);
-  sm::Logger log(argc > 3 ? sm::Level::info : sm::Level::warn);
+  bool verbose = false, full_routes = false;
+  for (int i = 3; i < argc; ++i) (std::string(argv[i]) == "--full" ? full_routes : verbose) = true;
+  sm::Logger log(verbose ? sm::Level::info : sm::Level::warn);
   sm::SmConfig cfg;
   cfg.routing_engine = engine;
+  cfg.repair_routes = !full_routes;
   sm::SubnetManager m(t, cfg, log);
   m.start();
   (void)sm::run_loop(m, t, [&] { return !m.sweeping() && m.subnet_up(); });
   uint64_t full = 0;
   for (const auto& n : fabric->nodes())
     if (n.is_switch()) full += n.sw->lft.size() / 64;
-  fmt::print("3-level fat tree radix {} ({} nodes), {}: a full reprogram is {} LFT blocks\n", radix,
-             fabric->nodes().size(), engine, full);
-  fmt::print("{:<34} {:>9} {:>10} {:>8} {:>7} {:>8} {:>7} {}\n", "event", "SM ms", "fabric ms",
-             "blocks", "% full", "SMPs", "sweeps", "all pairs routed");
+  fmt::print("3-level fat tree radix {} ({} nodes), {}{}: a full reprogram is {} LFT blocks\n", radix,
+             fabric->nodes().size(), engine, full_routes ? " (repair off)" : "", full);
+  fmt::print("{:<26} {:>8} {:>30} {:>7} {:>10} {:>7} {:>7} {:>6} {:>6} {}\n", "event", "SM ms",
+             "(disc / LIDs / route / prog)", "CPU ms", "fabric ms", "blocks", "% full", "SMPs", "sweeps",
+             "all pairs routed");
 
   Reaction cur;
   m.on_sweep_done = [&](const sm::SweepReport& r) {
     cur.wall_ms += r.total.wall_ms;
+    cur.discovery_ms += r.discovery.wall_ms;
+    cur.lids_ms += r.lid_assignment.wall_ms;
+    cur.routing_ms += r.routing.wall_ms;
+    cur.programming_ms += r.programming.wall_ms;
+    cur.repaired = cur.repaired || r.repaired;
     cur.blocks += r.program.lft_blocks_written;
     cur.smps += r.smps_sent;
     ++cur.sweeps;
     cur.heavy += r.heavy ? 1 : 0;
     cur.done = t.clock().now();
+    cur.cpu_done = cpu_ms();
   };
   auto react = [&](const std::string& what, auto fault) {
     cur = Reaction{};
     const mad::Nanos t0 = t.clock().now();
+    const double cpu0 = cpu_ms();
     if (auto r = fault(); !r) {
       fmt::print(stderr, "{}: {}\n", what, r.error().message);
       return;
     }
     const mad::Nanos end = t0 + std::chrono::seconds(2);
     (void)sm::run_loop(m, t, [&] { return t.clock().now() >= end && !m.sweeping(); });
+    cur.cpu_ms = cur.cpu_done - cpu0;
     cur.fabric_ms = static_cast<double>((cur.done - t0).count()) / 1e6;
     const auto v = sim::verify_routing(*fabric);
-    fmt::print("{:<34} {:>9.1f} {:>10.2f} {:>8} {:>6.2f}% {:>8} {:>7} {}\n", what, cur.wall_ms, cur.fabric_ms,
-               cur.blocks, 100.0 * static_cast<double>(cur.blocks) / static_cast<double>(full), cur.smps,
-               cur.sweeps, v.all_routed() && v.ports_not_active == 0 ? "yes" : "NO");
+    const std::string phases = fmt::format("{:.1f} / {:.1f} / {:.1f}{} / {:.1f}", cur.discovery_ms, cur.lids_ms,
+                                           cur.routing_ms, cur.repaired ? "r" : "", cur.programming_ms);
+    fmt::print("{:<26} {:>8.1f} {:>30} {:>7.1f} {:>10.2f} {:>7} {:>6.2f}% {:>6} {:>6} {}\n", what, cur.wall_ms,
+               phases, cur.cpu_ms, cur.fabric_ms, cur.blocks, 100.0 * static_cast<double>(cur.blocks) / static_cast<double>(full),
+               cur.smps, cur.sweeps, v.all_routed() && v.ports_not_active == 0 ? "yes" : "NO");
   };
   struct Cut {
     std::string label, node;

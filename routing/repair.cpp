@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bitset>
 #include <limits>
+#include <queue>
 
 #include "routing/fabric_view.h"
 #include "routing/levels.h"
@@ -33,58 +35,23 @@ mad::Result<std::vector<uint32_t>> ranks(const FabricView& fv, std::string_view 
   return mad::fail(mad::Errc::unsupported, fmt::format("no repair rules for engine '{}'", engine));
 }
 
-// Per destination switch t: hop costs toward t. `down` = only down moves (up*/down* only),
-// `any` = the shortest legal route (for shortest-path engines: plain BFS distance).
-struct Costs {
-  std::vector<uint32_t> down, any;
-  std::vector<uint32_t> plain;  // hop distance ignoring up/down (for switches with no legal route)
-};
-
-std::vector<uint32_t> bfs_to(const FabricView& fv, SwIdx t) {
-  std::vector<uint32_t> d(fv.switch_count(), kInf);
-  std::vector<SwIdx> q{t};
-  d[t] = 0;
-  for (size_t h = 0; h < q.size(); ++h)
-    for (const Arc& a : fv.arcs(q[h]))
-      if (d[a.to] == kInf) {
-        d[a.to] = d[q[h]] + 1;
-        q.push_back(a.to);
-      }
-  return d;
-}
-
-Costs costs_to(const FabricView& fv, SwIdx t, const Orientation* o) {
-  const size_t n = fv.switch_count();
-  Costs c;
-  c.down.assign(n, kInf);
-  c.any.assign(n, kInf);
-  // Reverse BFS: s reaches t by moving s -> u; for up*/down*'s down part the move must be down.
-  std::vector<SwIdx> q{t};
-  std::vector<uint32_t>& d = o ? c.down : c.any;
-  d[t] = 0;
-  for (size_t h = 0; h < q.size(); ++h) {
-    const SwIdx u = q[h];
-    for (const Arc& a : fv.arcs(u)) {  // links are symmetric: a.to -> u exists too
-      const SwIdx s = a.to;
-      if (d[s] != kInf || (o && o->up(s, u))) continue;
-      d[s] = d[u] + 1;
-      q.push_back(s);
-    }
+// Connected components of the switch graph: a switch in another component than a destination
+// has no route to it at all.
+std::vector<uint32_t> components(const FabricView& fv) {
+  std::vector<uint32_t> comp(fv.switch_count(), kInf);
+  std::vector<SwIdx> q;
+  for (SwIdx r = 0; r < fv.switch_count(); ++r) {
+    if (comp[r] != kInf) continue;
+    comp[r] = r;
+    q.assign(1, r);
+    for (size_t h = 0; h < q.size(); ++h)
+      for (const Arc& a : fv.arcs(q[h]))
+        if (comp[a.to] == kInf) {
+          comp[a.to] = r;
+          q.push_back(a.to);
+        }
   }
-  if (!o) {
-    c.plain = c.any;
-    return c;
-  }
-  c.plain = bfs_to(fv, t);
-  // any(s) = min(down(s), 1 + any(u) over up-moves s -> u); up-neighbours come earlier in
-  // top-down order.
-  for (SwIdx s : o->top_down()) {
-    uint32_t best = c.down[s];
-    for (const Arc& a : fv.arcs(s))
-      if (o->up(s, a.to) && c.any[a.to] != kInf) best = std::min(best, c.any[a.to] + 1);
-    c.any[s] = best;
-  }
-  return c;
+  return comp;
 }
 
 }  // namespace
@@ -105,6 +72,15 @@ mad::Result<RepairResult> repair_routes(const Topology& before, const RoutingTab
     for (const Arc& a : fn->arcs(s))
       if (fb->peer(was[s], a.port) == kNoSw) return mad::fail(mad::Errc::unsupported, "a link was added");
   }
+  // A port that is new, or answers on another switch port than before, has no old routes to
+  // keep (and an untouched kNoRoute column would look healthy below).
+  const auto old_dests = fb->dests();  // in LID order
+  for (const Dest& d : fn->dests()) {
+    const auto it = std::lower_bound(old_dests.begin(), old_dests.end(), d.lid,
+                                     [](const Dest& x, mad::Lid l) { return x.lid < l; });
+    if (it == old_dests.end() || it->lid != d.lid || it->sw != was[d.sw] || it->out != d.out)
+      return mad::fail(mad::Errc::unsupported, fmt::format("destination LID {} was added or moved", d.lid));
+  }
   auto rank_now = ranks(*fn, engine, opts);
   auto rank_before = ranks(*fb, engine, opts);
   if (!rank_now || !rank_before) return std::unexpected(rank_now ? rank_before.error() : rank_now.error());
@@ -123,111 +99,207 @@ mad::Result<RepairResult> repair_routes(const Topology& before, const RoutingTab
     auto to = t.lft(fn->node_of(s));
     std::copy_n(from.begin(), std::min(from.size(), L), to.begin());
   }
+  // The cables that are gone, per switch (their ports).
+  std::vector<std::pair<SwIdx, std::bitset<256>>> dead;
+  for (SwIdx s = 0; s < S; ++s) {
+    std::bitset<256> ports;
+    for (unsigned p = 1; p <= fb->port_count(was[s]); ++p)
+      if (fb->peer(was[s], static_cast<uint8_t>(p)) != kNoSw && fn->peer(s, static_cast<uint8_t>(p)) == kNoSw)
+        ports.set(p);
+    if (ports.any()) dead.emplace_back(s, ports);
+  }
+  // Only a destination with an entry into a cable that is gone can have a broken route (a
+  // route into a lost switch too: its predecessor's cable is gone). Every other route runs
+  // over the links it did, under the same orientation, so it is as good as before.
+  std::vector<uint8_t> affected(L, 0);
+  for (const auto& [s, ports] : dead) {
+    const auto lft = t.lft(fn->node_of(s));
+    for (size_t l = 0; l < L; ++l) affected[l] |= lft[l] != kNone && ports.test(lft[l]);
+  }
+  // Their columns (every switch's entry), gathered table by table: fetching one entry of
+  // every switch per destination costs a cache miss per switch, reading each table once is a
+  // stream. Repairs change only their own destination's column, so gathering first is exact.
+  std::vector<uint32_t> column(L, kInf);
+  std::vector<uint16_t> gathered;
+  for (size_t l = 0; l < L; ++l)
+    if (affected[l]) {
+      column[l] = static_cast<uint32_t>(gathered.size());
+      gathered.push_back(static_cast<uint16_t>(l));
+    }
+  const size_t K = gathered.size();
+  std::vector<uint8_t> entries(K * S);  // switch by switch: writes in order, and a destination
+  for (SwIdx s = 0; s < S; ++s) {       // reads only the few switches it visits
+    const uint8_t* lft = t.lft(fn->node_of(s)).data();
+    for (size_t k = 0; k < K; ++k) entries[s * K + k] = lft[gathered[k]];
+  }
+  struct Column {  // one destination's entries
+    uint8_t* base;
+    size_t stride;
+    uint8_t& operator[](SwIdx s) const { return base[s * stride]; }
+  };
 
-  std::vector<SwIdx> next(S);
-  std::vector<uint8_t> port(S);
-  std::vector<uint8_t> state(S);  // per destination: kReach | kLegal | kDown, or kBusy while walking
-  constexpr uint8_t kReach = 1, kLegal = 2, kDown = 4, kBusy = 8, kUnknown = 16;
-  std::vector<uint8_t> bad(S), settled(S);
+  // Per destination, only the switches around the break are looked at: arrays are stamped
+  // with the destination's number instead of being cleared.
+  //  bad: the switches whose route runs into a gone cable (the switches with an entry into
+  //    one, and everything routed through them), to be re-routed;
+  //  known: a switch whose route's state and length are known (kept and walked, or repaired).
+  constexpr uint8_t kReach = 1, kLegal = 2, kDown = 4, kBusy = 8;
+  std::vector<uint32_t> bad_at(S, 0), known_at(S, 0), done_at(S, 0);
+  std::vector<uint8_t> state(S);  // kReach | kLegal (up*/down*) | kDown (down moves only)
+  std::vector<uint32_t> hops(S), cost(S);
   std::vector<uint32_t> usage(fn->port_slots(), 0);  // repaired entries per port: balance
-  std::vector<SwIdx> order, stack;
+  std::vector<SwIdx> bad, stack;
+  using Queued = std::pair<uint32_t, SwIdx>;
+  std::priority_queue<Queued, std::vector<Queued>, std::greater<>> heap;
+  const std::vector<uint32_t> comp = components(*fn);
+  uint32_t stamp = 0;
   for (const Dest& d : fn->dests()) {
     const uint16_t lid = d.lid.value();
+    if (column[lid] == kInf) continue;
+    const Column entry{&entries[column[lid]], K};
+    ++stamp;
     const bool updown = orient && d.out != 0;  // switch LIDs carry management traffic only
-    // What each switch's route does now: reaches the destination; is legal up*/down*; is
-    // down-only (what a predecessor moving down into it needs). Memoised walks.
-    for (SwIdx s = 0; s < S; ++s) {
-      const uint8_t p = t.lft(fn->node_of(s))[lid];
-      port[s] = p;
-      next[s] = p == kNone ? kNoSw : fn->peer(s, p);
-      state[s] = s == d.sw ? (p == d.out ? kReach | kLegal | kDown : 0) : kUnknown;
+    bad.clear();
+    for (const auto& [s, ports] : dead)
+      if (entry[s] != kNone && ports.test(entry[s])) {
+        bad_at[s] = stamp;
+        bad.push_back(s);
+      }
+    for (size_t h = 0; h < bad.size(); ++h)  // and whoever routes through them
+      for (const Arc& a : fn->arcs(bad[h]))
+        if (bad_at[a.to] != stamp && a.to != d.sw && entry[a.to] == a.peer_port) {
+          bad_at[a.to] = stamp;
+          bad.push_back(a.to);
+        }
+    // Cut off from the destination: nothing to repair toward (but a CA there loses it).
+    for (size_t k = 0; k < bad.size();) {
+      if (comp[bad[k]] == comp[d.sw]) {
+        ++k;
+        continue;
+      }
+      if (!fn->endpoints_at(bad[k]).empty())
+        return mad::fail(mad::Errc::unsupported, "a destination became unreachable");
+      bad_at[bad[k]] = 0;
+      bad[k] = bad.back();
+      bad.pop_back();
     }
-    for (SwIdx s0 = 0; s0 < S; ++s0) {
-      if (state[s0] != kUnknown) continue;
+    if (bad.empty()) continue;
+    ++out.destinations;
+
+    // What a kept route does: reaches the destination, is legal up*/down*, is down-only (what
+    // a predecessor moving down into it needs), in how many hops. Memoised walks; a kept
+    // route never enters a bad switch (or it would be bad itself).
+    auto walk = [&](SwIdx u) {
       stack.clear();
-      SwIdx s = s0;
-      while (state[s] == kUnknown && next[s] != kNoSw) {
+      SwIdx s = u;
+      while (known_at[s] != stamp) {
+        known_at[s] = stamp;
+        if (s == d.sw) {
+          state[s] = entry[s] == d.out ? kReach | kLegal | kDown : 0;
+          hops[s] = 0;
+          break;
+        }
+        const SwIdx next = entry[s] == kNone ? kNoSw : fn->peer(s, entry[s]);
+        if (next == kNoSw || bad_at[next] == stamp) {
+          state[s] = 0;
+          break;
+        }
         state[s] = kBusy;
         stack.push_back(s);
-        s = next[s];
+        s = next;
       }
-      if (state[s] == kUnknown) state[s] = 0;  // goes nowhere
       uint8_t after = state[s] == kBusy ? 0 : state[s];  // a loop reaches nothing
+      uint32_t h = hops[s];
       for (size_t k = stack.size(); k-- > 0;) {
         const SwIdx w = stack[k];
-        const bool up = orient && orient->up(w, next[w]);
         uint8_t st = 0;
         if (after & kReach) {
           st = kReach;
-          if (up) st |= (after & kLegal);
+          if (orient && orient->up(w, fn->peer(w, entry[w]))) st |= (after & kLegal);
           else st |= (after & kDown) ? (kLegal | kDown) : 0;
         }
         state[w] = after = st;
+        hops[w] = ++h;
       }
-    }
-    // Worth a look only when a route broke somewhere (unrouted entries stay as they were).
-    bool broken = false;
-    for (SwIdx s = 0; s < S && !broken; ++s) broken = !(state[s] & kReach) && port[s] != kNone;
-    if (!broken) continue;
-    const Costs c = costs_to(*fn, d.sw, updown ? &*orient : nullptr);
-    // Bad: a route that no longer reaches, or that lost its legality where a legal one exists.
-    // A bad switch's predecessors are bad too (their routes run through it), so no kept route
-    // depends on a repaired one.
-    order.clear();
-    for (SwIdx s = 0; s < S; ++s) {
-      const bool legal_possible = updown && c.any[s] != kInf;
-      bad[s] = s != d.sw && (!(state[s] & kReach) || (legal_possible && !(state[s] & kLegal)));
-      if (bad[s] && c.plain[s] == kInf) {
-        if (!fn->endpoints_at(s).empty())
-          return mad::fail(mad::Errc::unsupported, "a destination became unreachable");
-        bad[s] = 0;  // cut off: nothing to repair toward
+    };
+    // The state a route from s gets by moving to a resolved u; 0 if the move breaks the rules.
+    auto via = [&](SwIdx s, SwIdx u, bool legal) -> uint8_t {
+      if (bad_at[u] != stamp) walk(u);
+      const uint8_t su = state[u];
+      if (!(su & kReach)) return 0;
+      if (!legal) return kReach;
+      if (orient->up(s, u)) return (su & kLegal) ? kReach | kLegal : 0;
+      return (su & kDown) ? kReach | kLegal | kDown : 0;
+    };
+    auto resolved = [&](SwIdx u) { return bad_at[u] != stamp || done_at[u] == stamp; };
+    // Re-routes the bad switches it can, nearest first (a Dijkstra from the kept routes
+    // around them): each takes a shortest way into a kept or already repaired route, under
+    // the engine's rules (`legal`: up*/down*) or as a shortest path. A kept route was the
+    // shortest of its kind and still is (it lost nothing, and removals only lengthen), so
+    // this is the engine's own rule wherever the old routes were the engine's.
+    auto settle = [&](bool legal) -> mad::Result<void> {
+      for (const SwIdx s : bad) {
+        if (done_at[s] == stamp) continue;
+        cost[s] = kInf;
+        for (const Arc& a : fn->arcs(s))
+          if (resolved(a.to) && via(s, a.to, legal)) cost[s] = std::min(cost[s], hops[a.to] + 1);
+        if (cost[s] != kInf) heap.emplace(cost[s], s);
       }
-      if (bad[s]) order.push_back(s);
-    }
-    if (order.empty()) continue;
-    ++out.destinations;
-    auto cost = [&](SwIdx x) { return updown && c.any[x] != kInf ? c.any[x] : c.plain[x]; };
-    std::sort(order.begin(), order.end(), [&](SwIdx a, SwIdx b) { return cost(a) < cost(b); });
-    std::fill(settled.begin(), settled.end(), 0);
-    for (const SwIdx s : order) {
+      while (!heap.empty()) {
+        const auto [c, s] = heap.top();
+        heap.pop();
+        if (done_at[s] == stamp || c != cost[s]) continue;
+        // Among the moves that achieve it: the old port (it was the engine's balanced choice,
+        // and keeping it writes nothing), then a down move (it serves more predecessors),
+        // then the port least used by this repair.
+        uint8_t best = kNone, best_state = 0;
+        uint32_t best_use = kInf;
+        for (const Arc& a : fn->arcs(s)) {
+          if (!resolved(a.to)) continue;
+          const uint8_t st = via(s, a.to, legal);
+          if (!st || hops[a.to] + 1 != c) continue;
+          const bool keep = a.port == entry[s];
+          const uint32_t use = usage[fn->port_slot(s, a.port)];
+          const bool better = best == kNone || keep || (st & kDown) > (best_state & kDown) ||
+                              ((st & kDown) == (best_state & kDown) && use < best_use);
+          if (better) {
+            best = a.port;
+            best_state = st;
+            best_use = use;
+          }
+          if (keep) break;
+        }
+        if (best == kNone) return mad::fail(mad::Errc::unsupported, "no consistent repair");
+        ++usage[fn->port_slot(s, best)];
+        if (best != entry[s]) {
+          ++out.entries;
+          entry[s] = best;
+          t.set(fn->node_of(s), d.lid, best);
+        }
+        state[s] = best_state;
+        hops[s] = c;
+        done_at[s] = known_at[s] = stamp;
+        for (const Arc& a : fn->arcs(s)) {  // its predecessors may now get through it
+          const SwIdx x = a.to;
+          if (bad_at[x] != stamp || done_at[x] == stamp || c + 1 >= cost[x]) continue;
+          if (!via(x, s, legal)) continue;
+          cost[x] = c + 1;
+          heap.emplace(cost[x], x);
+        }
+      }
+      return {};
+    };
+    if (auto r = settle(updown); !r) return std::unexpected(r.error());
+    if (updown) {
       // No legal route from here: only management traffic and nothing from a CA comes this
       // way, so the shortest path will do (as the engines' fallback does).
-      const bool fallback = !updown || c.any[s] == kInf;
-      if (updown && fallback && !fn->endpoints_at(s).empty())
-        return mad::fail(mad::Errc::unsupported, "a switch with CAs lost every legal route");
-      const uint32_t want = fallback ? c.plain[s] : c.any[s];
-      uint8_t best = kNone;
-      uint32_t best_use = kInf;
-      bool best_down = false;
-      for (const Arc& a : fn->arcs(s)) {
-        const SwIdx u = a.to;
-        if (bad[u] && !settled[u]) continue;
-        bool ok;
-        bool down_path = false;
-        if (fallback) {
-          ok = c.plain[u] != kInf && c.plain[u] + 1 == want && (state[u] & kReach);
-        } else if (orient->up(s, u)) {
-          ok = c.any[u] != kInf && c.any[u] + 1 == want && (state[u] & kLegal);
-        } else {
-          ok = c.down[u] != kInf && c.down[u] + 1 == want && (state[u] & kDown);
-          down_path = true;
-        }
-        if (!ok) continue;
-        const uint32_t use = usage[fn->port_slot(s, a.port)];
-        if (use < best_use || (use == best_use && a.port < best)) {
-          best = a.port;
-          best_use = use;
-          best_down = down_path;
-        }
-      }
-      if (best == kNone) return mad::fail(mad::Errc::unsupported, "no consistent repair");
-      ++usage[fn->port_slot(s, best)];
-      if (best != port[s]) ++out.entries;
-      t.set(fn->node_of(s), d.lid, best);
-      next[s] = fn->peer(s, best);
-      state[s] = fallback ? kReach : (best_down ? kReach | kLegal | kDown : kReach | kLegal);
-      settled[s] = 1;
+      for (const SwIdx s : bad)
+        if (done_at[s] != stamp && !fn->endpoints_at(s).empty())
+          return mad::fail(mad::Errc::unsupported, "a switch with CAs lost every legal route");
+      if (auto r = settle(false); !r) return std::unexpected(r.error());
     }
+    for (const SwIdx s : bad)
+      if (done_at[s] != stamp) return mad::fail(mad::Errc::unsupported, "no consistent repair");
   }
   // Anything the old tables had for LIDs that are gone now is dropped by the copy's length;
   // entries for LIDs that lost their port keep pointing where they did, harmlessly unused.

@@ -1,6 +1,7 @@
 #include "sm/fabric_model.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 namespace sm {
 
@@ -65,19 +66,22 @@ std::vector<Guid> FabricModel::prune_unreachable() {
     nodes_.clear();
     return gone;
   }
-  std::unordered_map<Guid, bool> seen;
-  std::vector<Guid> queue{sm_node_};
-  seen.emplace(sm_node_, true);
+  std::unordered_set<Guid> seen;
+  seen.reserve(nodes_.size());
+  std::vector<std::pair<Guid, const NodeRec*>> queue{{sm_node_, find(sm_node_)}};
+  seen.insert(sm_node_);
   for (size_t h = 0; h < queue.size(); ++h) {
-    const NodeRec& n = nodes_.at(queue[h]);
+    const auto [g, n] = queue[h];
     // Only switches forward; the SM's own node only out of its SM port.
-    for (size_t p = 1; p < n.ports.size(); ++p) {
-      const PortRec& pr = n.ports[p];
+    for (size_t p = 1; p < n->ports.size(); ++p) {
+      const PortRec& pr = n->ports[p];
       if (!pr.linked()) continue;
-      if (!n.is_switch() && !(queue[h] == sm_node_ && p == sm_port_)) continue;
-      if (seen.emplace(pr.peer, true).second) queue.push_back(pr.peer);
+      if (!n->is_switch() && !(g == sm_node_ && p == sm_port_)) continue;
+      if (!seen.insert(pr.peer).second) continue;
+      if (const NodeRec* peer = find(pr.peer)) queue.emplace_back(pr.peer, peer);
     }
   }
+  if (queue.size() == nodes_.size()) return gone;  // the usual case: all there
   for (auto& [g, n] : nodes_)
     if (!seen.contains(g)) gone.push_back(g);
   std::sort(gone.begin(), gone.end());
@@ -91,21 +95,22 @@ std::vector<Guid> FabricModel::prune_unreachable() {
 
 void FabricModel::recompute_paths() {
   if (!find(sm_node_)) return;
-  std::unordered_map<Guid, bool> seen;
-  std::vector<Guid> queue{sm_node_};
-  seen.emplace(sm_node_, true);
-  nodes_.at(sm_node_).path = DrPath();
+  std::unordered_set<Guid> seen;
+  seen.reserve(nodes_.size());
+  std::vector<std::pair<Guid, NodeRec*>> queue{{sm_node_, find(sm_node_)}};
+  seen.insert(sm_node_);
+  queue[0].second->path = DrPath();
   for (size_t h = 0; h < queue.size(); ++h) {
-    const NodeRec& n = nodes_.at(queue[h]);
-    if (n.path.full()) continue;
-    for (size_t p = 1; p < n.ports.size(); ++p) {
-      const PortRec& pr = n.ports[p];
+    const auto [g, n] = queue[h];
+    if (n->path.full()) continue;
+    for (size_t p = 1; p < n->ports.size(); ++p) {
+      const PortRec& pr = n->ports[p];
       if (!pr.linked() || seen.contains(pr.peer)) continue;
-      if (!n.is_switch() && !(queue[h] == sm_node_ && p == sm_port_)) continue;
-      seen.emplace(pr.peer, true);
+      if (!n->is_switch() && !(g == sm_node_ && p == sm_port_)) continue;
+      seen.insert(pr.peer);
       NodeRec& peer = nodes_.at(pr.peer);
-      peer.path = n.path.extended(mad::PortNum(static_cast<uint8_t>(p)));
-      if (peer.is_switch()) queue.push_back(pr.peer);
+      peer.path = n->path.extended(mad::PortNum(static_cast<uint8_t>(p)));
+      if (peer.is_switch()) queue.emplace_back(pr.peer, &peer);
     }
   }
 }
@@ -122,9 +127,28 @@ Guid FabricModel::node_by_lid(Lid lid) const {
 }
 
 Topology FabricModel::snapshot() {
-  TopologyBuilder b;
-  for (const auto& [g, n] : nodes_) {
-    Node node;
+  // Built straight into the Topology's arrays, in GUID order (its NodeId order): a cable's far
+  // end is found by a binary search, and nothing is allocated per node (this runs on every
+  // sweep, and the largest fabrics have tens of thousands of nodes).
+  std::vector<std::pair<Guid, NodeRec*>> sorted;
+  sorted.reserve(nodes_.size());
+  size_t port_count = 0;
+  for (auto& [g, n] : nodes_) {
+    sorted.emplace_back(g, &n);
+    port_count += static_cast<size_t>(n.info.num_ports) + 1;
+  }
+  std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  auto id_of = [&](Guid g) -> NodeId {
+    const auto it = std::lower_bound(sorted.begin(), sorted.end(), g, [](const auto& x, Guid v) { return x.first < v; });
+    return it == sorted.end() || it->first != g ? kNoNode : static_cast<NodeId>(it - sorted.begin());
+  };
+  std::vector<Node> nodes;
+  std::vector<Port> ports;
+  nodes.reserve(sorted.size());
+  ports.reserve(port_count);
+  for (const auto& [g, rec] : sorted) {
+    const NodeRec& n = *rec;
+    Node& node = nodes.emplace_back();
     node.guid = n.info.node_guid;
     node.system_guid = n.info.system_image_guid;
     node.type = n.info.node_type;
@@ -133,6 +157,7 @@ Topology FabricModel::snapshot() {
     node.vendor_id = n.info.vendor_id;
     node.revision = n.info.revision;
     node.description = n.description;
+    node.first_port = static_cast<uint32_t>(ports.size());
     if (n.is_switch()) {
       node.sw.lft_cap = n.sw.linear_fdb_cap;
       node.sw.lft_top = n.sw.linear_fdb_top.value();
@@ -142,11 +167,23 @@ Topology FabricModel::snapshot() {
       node.sw.enhanced_port0 = n.sw.enhanced_port0;
       node.sw.port_state_change = n.sw.port_state_change;
     }
-    std::vector<Port> ports(n.ports.size());
-    for (size_t p = 0; p < n.ports.size(); ++p) {
+    for (size_t p = 0; p <= n.info.num_ports; ++p) {
+      Port& q = ports.emplace_back();
+      q.num = PortNum(static_cast<uint8_t>(p));
+      q.peer = kNoNode;
+      if (p >= n.ports.size()) continue;
       const PortRec& r = n.ports[p];
-      Port& q = ports[p];
       q.guid = n.is_switch() ? n.info.node_guid : r.guid;
+      // A cable both ends agree on (records are kept symmetric; anything else is left out).
+      if (p != 0 && r.linked() && r.peer_port != 0 && !(r.peer == g && r.peer_port == p)) {
+        const NodeId far = id_of(r.peer);
+        const NodeRec* other = far == kNoNode ? nullptr : sorted[far].second;
+        if (other && r.peer_port < other->ports.size() && other->ports[r.peer_port].peer == g &&
+            other->ports[r.peer_port].peer_port == p) {
+          q.peer = far;
+          q.peer_port = PortNum(r.peer_port);
+        }
+      }
       if (!r.have_info) continue;
       q.lid = r.info.lid;
       q.lmc = r.info.lmc;
@@ -159,17 +196,9 @@ Topology FabricModel::snapshot() {
       q.vl_cap = r.info.vl_cap;
       q.sm_lid = r.info.master_sm_lid;
     }
-    b.add_node(std::move(node), std::move(ports));
   }
-  for (const auto& [g, n] : nodes_)
-    for (size_t p = 1; p < n.ports.size(); ++p) {
-      const PortRec& r = n.ports[p];
-      if (!r.linked() || g > r.peer || (g == r.peer && p > r.peer_port)) continue;  // once
-      b.add_link(g, mad::PortNum(static_cast<uint8_t>(p)), r.peer, mad::PortNum(r.peer_port));
-    }
-  b.set_sm(sm_node_, mad::PortNum(sm_port_));
-  Topology topo = std::move(b).build();
-  for (const Node& node : topo.nodes()) nodes_.at(node.guid).path = node.path;
+  Topology topo = TopologyBuilder::from_sorted(std::move(nodes), std::move(ports), sm_node_, mad::PortNum(sm_port_));
+  for (NodeId id = 0; id < topo.node_count(); ++id) sorted[id].second->path = topo.node(id).path;
   return topo;
 }
 

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <chrono>
+#include <cstring>
 
 namespace sm {
 
@@ -44,11 +46,15 @@ constexpr uint32_t kMustTake = f_lid | f_lmc | f_sm_lid;
 
 uint64_t lft_block_hash(std::span<const uint8_t, 64> e) {
   // Eight 64-bit words mixed by multiply-xorshift (no need for cryptographic strength: the
-  // only adversary is chance, and 2^-64 per compared block is far below a bit flip).
+  // only adversary is chance, and 2^-64 per compared block is far below a bit flip). Words
+  // are little-endian whatever the host, since the store keeps these hashes.
   uint64_t h = 0x9E3779B97F4A7C15ULL;
   for (size_t w = 0; w < 8; ++w) {
     uint64_t v = 0;
-    for (size_t i = 0; i < 8; ++i) v |= static_cast<uint64_t>(e[w * 8 + i]) << (8 * i);
+    if constexpr (std::endian::native == std::endian::little)
+      std::memcpy(&v, e.data() + w * 8, 8);
+    else
+      for (size_t i = 0; i < 8; ++i) v |= static_cast<uint64_t>(e[w * 8 + i]) << (8 * i);
     h ^= v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
     h *= 0xBF58476D1CE4E5B9ULL;
     h ^= h >> 31;
@@ -57,7 +63,7 @@ uint64_t lft_block_hash(std::span<const uint8_t, 64> e) {
 }
 
 const FabricModel::NodeRec& Programmer::record(NodeId id) const {
-  return *model_.find(topo_->node(id).guid);  // the topology was made from the model
+  return *records_[id];
 }
 
 void Programmer::record_port(NodeId node, PortNum port, const mad::Smp& answer, const mad::PortInfo* sent) {
@@ -132,6 +138,10 @@ void Programmer::start(const Topology& topo, const routing::RoutingTables& table
   policy_ = policy;
   done_ = std::move(done);
   stats_ = {};
+  // Looked up once: planning reads a node's record for each of its ports and their peers.
+  records_.resize(topo.node_count());
+  for (NodeId id = 0; id < topo.node_count(); ++id)
+    records_[id] = model_.find(topo.node(id).guid);  // the topology was made from the model
   stage_ = 1;
   stage_start_ns_ = now_ns();
   work_.clear();
@@ -147,9 +157,10 @@ void Programmer::start(const Topology& topo, const routing::RoutingTables& table
 // The 64 entries of LFT block `b` as routing wants them (kNoRoute past the table's end).
 std::array<uint8_t, 64> Programmer::wanted_block(NodeId sw, uint32_t b) const {
   std::array<uint8_t, 64> out;
+  out.fill(routing::kNoRoute);
   const auto want = tables_->lft(sw);
   const size_t from = static_cast<size_t>(b) * 64;
-  for (size_t i = 0; i < 64; ++i) out[i] = from + i < want.size() ? want[from + i] : routing::kNoRoute;
+  if (from < want.size()) std::copy_n(want.begin() + static_cast<ptrdiff_t>(from), std::min<size_t>(64, want.size() - from), out.begin());
   return out;
 }
 

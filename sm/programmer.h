@@ -120,6 +120,7 @@ class Programmer {
   FabricModel& model_;
   const Topology* topo_ = nullptr;
   const routing::RoutingTables* tables_ = nullptr;
+  std::vector<const FabricModel::NodeRec*> records_;  // by NodeId
   Lid sm_lid_;
   PortPolicy policy_;
   std::function<void()> done_;

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "mad/attributes.h"
+#include "routing/repair.h"
 
 namespace sm {
 
@@ -60,7 +61,10 @@ bool SubnetManager::reconfigure(const SmConfig& next) {
   cfg_.ports = next.ports;
   cfg_.sweep_interval = next.sweep_interval;
   cfg_.retry_interval = next.retry_interval;
-  if (reroute) request_sweep("configuration reloaded");
+  if (reroute) {
+    routed_.reset();  // routes made under the old settings are no base for a repair
+    request_sweep("configuration reloaded");
+  }
   return reroute;
 }
 
@@ -107,7 +111,10 @@ void SubnetManager::after_discovery() {
     return;
   }
   note_port_changes(walk.port_changes);
-  topo_ = model_.snapshot();
+  Topology fresh = model_.snapshot();
+  // The topology the tables were routed over is kept for the next repair: moved, not copied.
+  if (std::exchange(topo_routed_, false) && routed_) routed_->topo = std::move(topo_);
+  topo_ = std::move(fresh);
   const Topology& t = topo_;
   report_.discovery = since(phase_wall_ns_, phase_fabric_);
   report_.nodes = t.node_count();
@@ -146,7 +153,7 @@ void SubnetManager::assign_and_route() {
   if (!lids) log_.error(301, "{}", lids.error().message);
   report_.lids = lids ? std::move(*lids) : std::move(partial);
   for (const std::string& note : report_.lids.notes) log_.warn(302, "LIDs: {}", note);
-  topo_ = t.with_lids(report_.lids.lids);
+  topo_ = std::move(topo_).with_lids(report_.lids.lids);
   const Topology& topo = topo_;
   report_.max_lid = topo.max_lid().value();
   report_.lid_assignment = since(phase_wall_ns_, phase_fabric_);
@@ -158,18 +165,7 @@ void SubnetManager::assign_and_route() {
   phase_wall_ns_ = wall_ns();
   phase_fabric_ = now();
   phase_ = "routing";
-  auto routed = routing::compute_chain(cfg_.routing_engine, topo, cfg_.routing);
-  report_.routing = since(phase_wall_ns_, phase_fabric_);
-  if (!routed) {
-    log_.error(401, "routing: {}", routed.error().message);
-    finish(false, "routing failed: " + routed.error().message);
-    return;
-  }
-  for (const std::string& why : routed->passed_over) log_.warn(402, "routing: passed over {}", why);
-  tables_ = std::move(routed->tables);
-  report_.engine = routed->used;
-  log_.info(403, "sweep {}: routing: {} over {} switches, LIDs 1..{}, {:.1f} ms", sweeps_, report_.engine,
-            report_.switches, report_.max_lid, report_.routing.wall_ms);
+  if (!route()) return;
 
   phase_wall_ns_ = wall_ns();
   phase_fabric_ = now();
@@ -177,6 +173,61 @@ void SubnetManager::assign_and_route() {
   const Lid sm_lid = topo.port(topo.sm_node(), topo.sm_port()).lid;
   programmer_ = std::make_unique<Programmer>(client_, log_, lft_memory_, model_);
   programmer_->start(topo, tables_, sm_lid, cfg_.ports, [this] { after_programming(); });
+}
+
+// Full routing is a function of the fabric alone; repaired tables also depend on the routes
+// they started from. That is the price of a reaction that writes only what a failure broke,
+// and it is paid back at the next full route: anything a repair cannot express (a link or
+// node coming back, a LID moving) routes in full, so a returning cable restores exactly the
+// bring-up's tables, and so does every heavy sweep (as OpenSM re-routes on each). A sweep
+// that finds nothing changed repairs nothing, so a repaired fabric is not rewritten for
+// balance at a random later moment.
+bool SubnetManager::route() {
+  if (!try_repair()) {
+    auto routed = routing::compute_chain(cfg_.routing_engine, topo_, cfg_.routing);
+    report_.routing = since(phase_wall_ns_, phase_fabric_);
+    if (!routed) {
+      routed_.reset();
+      log_.error(401, "routing: {}", routed.error().message);
+      finish(false, "routing failed: " + routed.error().message);
+      return false;
+    }
+    for (const std::string& why : routed->passed_over) log_.warn(402, "routing: passed over {}", why);
+    tables_ = std::move(routed->tables);
+    report_.engine = routed->used;
+    log_.info(403, "sweep {}: routing: {} over {} switches, LIDs 1..{}, {:.1f} ms", sweeps_, report_.engine,
+              report_.switches, report_.max_lid, report_.routing.wall_ms);
+  }
+  routed_ = Routed{Topology(), report_.engine, cfg_.routing_engine};  // the topology follows
+  topo_routed_ = true;
+  return true;
+}
+
+// An incremental sweep after removals: keep every route still legal, re-route the broken
+// ones under the rules of the engine that made them (routing/repair.h).
+bool SubnetManager::try_repair() {
+  if (!cfg_.repair_routes || report_.heavy || !routed_) return false;
+  const char* why = nullptr;
+  if (routed_->chain != cfg_.routing_engine) why = "the routing engine changed";
+  else if (report_.lids.changed != 0 || report_.lids.fresh != 0) why = "LIDs changed";
+  if (why) {
+    log_.debug(405, "sweep {}: routing in full: {}", sweeps_, why);
+    return false;
+  }
+  auto r = routing::repair_routes(routed_->topo, tables_, topo_, routed_->engine, cfg_.routing);
+  if (!r) {
+    log_.debug(405, "sweep {}: routing in full, no repair: {}", sweeps_, r.error().message);
+    return false;
+  }
+  tables_ = std::move(r->tables);
+  report_.routing = since(phase_wall_ns_, phase_fabric_);
+  report_.engine = routed_->engine;
+  report_.repaired = true;
+  report_.repaired_destinations = r->destinations;
+  report_.repaired_entries = r->entries;
+  log_.info(404, "sweep {}: routing: {} repair, {} destination(s) re-routed, {} LFT entries changed, {:.1f} ms",
+            sweeps_, report_.engine, r->destinations, r->entries, report_.routing.wall_ms);
+  return true;
 }
 
 void SubnetManager::after_programming() {

@@ -41,6 +41,9 @@ struct SmConfig {
   mad::TransactionConfig mads;
   std::string routing_engine = "minhop";
   routing::RoutingOptions routing;
+  // Incremental sweeps repair the previous routes after removals (routing/repair.h) instead
+  // of routing in full; off = every sweep routes in full.
+  bool repair_routes = true;
   PortPolicy ports;
   ha::Config ha;  // SMInfo priority and SM_Key, election, polling, handover
   // After a sweep that did not bring everything up, try again after this long.
@@ -72,6 +75,10 @@ struct SweepReport {
   uint16_t max_lid = 0;
   LidAssignment lids;
   std::string engine;
+  // Routing repaired the previous sweep's routes instead of recomputing them: destination
+  // LIDs re-routed somewhere, and LFT entries changed.
+  bool repaired = false;
+  size_t repaired_destinations = 0, repaired_entries = 0;
   ProgramStats program;
   PhaseTime discovery, lid_assignment, routing, programming, total;
   uint64_t smps_sent = 0, smps_retried = 0, smps_timed_out = 0;
@@ -136,6 +143,9 @@ class SubnetManager {
   void incremental_sweep();
   void after_discovery();
   void assign_and_route();
+  // Routes topo_ into tables_ (repair or full); false when the fabric cannot be routed.
+  bool route();
+  bool try_repair();
   void after_programming();
   // subnet_manager_ha.cpp
   void elect();
@@ -167,6 +177,15 @@ class SubnetManager {
   std::unique_ptr<LightSweep> light_;
   Topology topo_;
   routing::RoutingTables tables_;
+  // What tables_ were routed over, and by which engine of which chain: the base a repair
+  // starts from. Empty until routing succeeds, and after anything that voids it. While
+  // topo_routed_, that topology is topo_ itself; the next walk moves it here.
+  struct Routed {
+    Topology topo;
+    std::string engine, chain;
+  };
+  std::optional<Routed> routed_;
+  bool topo_routed_ = false;
   SweepReport report_;
   std::string_view phase_ = "idle";
   HaHost ha_host_;

@@ -42,6 +42,7 @@ void SubnetManager::ha_stand_by() {
   // programmer may still be finishing a pass: forget after it).
   if (programmer_) forget_tables_ = true;
   else lft_memory_.clear();
+  routed_.reset();  // and the routes it finds when master again are not necessarily ours
   if (gated_) {
     gated_ = false;
     finish_walk("standing by");

@@ -6,14 +6,15 @@
 namespace sm {
 
 std::optional<NodeId> Topology::find(Guid g) const {
-  auto it = by_guid_.find(g);
-  if (it == by_guid_.end()) return std::nullopt;
-  return it->second;
+  auto it = std::lower_bound(nodes_.begin(), nodes_.end(), g, [](const Node& n, Guid v) { return n.guid < v; });
+  if (it == nodes_.end() || it->guid != g) return std::nullopt;
+  return static_cast<NodeId>(it - nodes_.begin());
 }
 
 std::optional<NodeId> Topology::find_port(Guid g) const {
-  auto it = by_port_guid_.find(g);
-  if (it == by_port_guid_.end()) return std::nullopt;
+  auto it = std::lower_bound(by_port_guid_.begin(), by_port_guid_.end(), g,
+                             [](const std::pair<Guid, NodeId>& e, Guid v) { return e.first < v; });
+  if (it == by_port_guid_.end() || it->first != g) return std::nullopt;
   return it->second;
 }
 
@@ -24,35 +25,38 @@ Lid Topology::max_lid() const {
   return Lid(static_cast<uint16_t>(std::min<uint32_t>(top, Lid::kMaxUnicast)));
 }
 
-Topology Topology::with_lids(std::span<const LidSet> lids) const {
+Topology Topology::with_lids(std::span<const LidSet> lids) const& {
   Topology t = *this;
+  return std::move(t).with_lids(lids);
+}
+
+Topology Topology::with_lids(std::span<const LidSet> lids) && {
   for (const LidSet& l : lids) {
-    Port& p = t.ports_[t.nodes_[l.node].first_port + l.port.value()];
+    Port& p = ports_[nodes_[l.node].first_port + l.port.value()];
     p.lid = l.lid;
     p.lmc = l.lmc;
   }
-  return t;
+  return std::move(*this);
 }
 
 void Topology::index() {
-  by_guid_.clear();
   by_port_guid_.clear();
   switches_.clear();
   cas_.clear();
   links_ = 0;
-  by_guid_.reserve(nodes_.size());
   by_port_guid_.reserve(nodes_.size());
   for (NodeId id = 0; id < nodes_.size(); ++id) {
     const Node& n = nodes_[id];
-    by_guid_.emplace(n.guid, id);
     (n.is_switch() ? switches_ : cas_).push_back(id);
     for (const Port& p : ports(id)) {
-      if (!p.guid.is_zero() && (!n.is_switch() || p.num.value() == 0))
-        by_port_guid_.emplace(p.guid, id);
+      if (!p.guid.is_zero() && (!n.is_switch() || p.num.value() == 0)) by_port_guid_.emplace_back(p.guid, id);
       if (p.linked()) ++links_;
     }
   }
   links_ /= 2;
+  // Stable: a GUID claimed twice finds the node with the lower NodeId, as before.
+  std::stable_sort(by_port_guid_.begin(), by_port_guid_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
 // Canonical directed routes: breadth-first from the SM's port, parents in queue order and
@@ -96,7 +100,7 @@ bool TopologyBuilder::add_node(Node node, std::vector<Port> ports) {
     ports[i].peer = kNoNode;
   }
   index_.emplace(node.guid, nodes_.size());
-  nodes_.push_back(Pending{std::move(node), std::move(ports), std::vector<Guid>(n)});
+  nodes_.push_back(Pending{std::move(node), std::move(ports), std::vector<uint32_t>(n, kNone)});
   return true;
 }
 
@@ -112,25 +116,25 @@ Port* TopologyBuilder::port(Guid g, PortNum p) {
   return p.value() < ports.size() ? &ports[p.value()] : nullptr;
 }
 
-bool TopologyBuilder::add_link(Guid a, PortNum pa, Guid b, PortNum pb) {
-  auto ia = index_.find(a), ib = index_.find(b);
+bool TopologyBuilder::add_link(Guid ga, PortNum pa, Guid gb, PortNum pb) {
+  auto ia = index_.find(ga), ib = index_.find(gb);
   if (ia == index_.end() || ib == index_.end()) return false;
-  Pending& na = nodes_[ia->second];
-  Pending& nb = nodes_[ib->second];
+  const size_t a = ia->second, b = ib->second;
+  Pending& na = nodes_[a];
+  Pending& nb = nodes_[b];
   if (pa.value() == 0 || pb.value() == 0) return false;
   if (pa.value() >= na.ports.size() || pb.value() >= nb.ports.size()) return false;
-  Guid& la = na.peer_guid[pa.value()];
-  Guid& lb = nb.peer_guid[pb.value()];
+  uint32_t& la = na.peer[pa.value()];
+  uint32_t& lb = nb.peer[pb.value()];
   auto& porta = na.ports[pa.value()];
   auto& portb = nb.ports[pb.value()];
-  const bool a_free = la.is_zero(), b_free = lb.is_zero();
   const bool same = la == b && porta.peer_port == pb && lb == a && portb.peer_port == pa;
   if (same) return true;
-  if (!a_free || !b_free) return false;
+  if (la != kNone || lb != kNone) return false;
   if (a == b && pa == pb) return false;
-  la = b;
+  la = static_cast<uint32_t>(b);
   porta.peer_port = pb;
-  lb = a;
+  lb = static_cast<uint32_t>(a);
   portb.peer_port = pa;
   return true;
 }
@@ -140,29 +144,45 @@ void TopologyBuilder::set_sm(Guid g, PortNum p) {
   sm_port_ = p;
 }
 
+Topology TopologyBuilder::from_sorted(std::vector<Node> nodes, std::vector<Port> ports, Guid sm_node,
+                                      PortNum sm_port) {
+  Topology t;
+  t.nodes_ = std::move(nodes);
+  t.ports_ = std::move(ports);
+  if (auto id = t.find(sm_node)) {
+    t.sm_node_ = *id;
+    t.sm_port_ = sm_port;
+  }
+  t.index();
+  t.assign_paths();
+  return t;
+}
+
 Topology TopologyBuilder::build() && {
   std::vector<size_t> order(nodes_.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::sort(order.begin(), order.end(),
             [&](size_t x, size_t y) { return nodes_[x].node.guid < nodes_[y].node.guid; });
-  std::unordered_map<Guid, NodeId> id_of;
-  id_of.reserve(nodes_.size());
-  for (NodeId id = 0; id < order.size(); ++id) id_of.emplace(nodes_[order[id]].node.guid, id);
+  std::vector<NodeId> id_of(nodes_.size());  // by order of addition
+  for (NodeId id = 0; id < order.size(); ++id) id_of[order[id]] = id;
 
   Topology t;
   t.nodes_.reserve(nodes_.size());
+  size_t port_count = 0;
+  for (const Pending& pn : nodes_) port_count += pn.ports.size();
+  t.ports_.reserve(port_count);
   for (size_t k : order) {
     Pending& pn = nodes_[k];
     pn.node.first_port = static_cast<uint32_t>(t.ports_.size());
     for (size_t i = 0; i < pn.ports.size(); ++i) {
       Port p = pn.ports[i];
-      p.peer = pn.peer_guid[i].is_zero() ? kNoNode : id_of.at(pn.peer_guid[i]);
+      p.peer = pn.peer[i] == kNone ? kNoNode : id_of[pn.peer[i]];
       t.ports_.push_back(p);
     }
     t.nodes_.push_back(std::move(pn.node));
   }
-  if (auto it = id_of.find(sm_guid_); it != id_of.end()) {
-    t.sm_node_ = it->second;
+  if (auto it = index_.find(sm_guid_); it != index_.end()) {
+    t.sm_node_ = id_of[it->second];
     t.sm_port_ = sm_port_;
   }
   t.index();

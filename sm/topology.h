@@ -102,14 +102,16 @@ class Topology {
 
   // The highest base LID + 2^LMC - 1 of any port: the LFTs must reach this far.
   Lid max_lid() const;
-  // A copy with new LIDs on the given ports (node, port, base LID, LMC).
+  // A copy with new LIDs on the given ports (node, port, base LID, LMC); from an rvalue, the
+  // same topology with them (no copy).
   struct LidSet {
     NodeId node;
     PortNum port;
     Lid lid;
     uint8_t lmc;
   };
-  Topology with_lids(std::span<const LidSet> lids) const;
+  Topology with_lids(std::span<const LidSet> lids) const&;
+  Topology with_lids(std::span<const LidSet> lids) &&;
 
  private:
   friend class TopologyBuilder;
@@ -119,7 +121,9 @@ class Topology {
   std::vector<Node> nodes_;
   std::vector<Port> ports_;
   std::vector<NodeId> switches_, cas_;
-  std::unordered_map<Guid, NodeId> by_guid_, by_port_guid_;
+  // Nodes are in GUID order, so find() is a binary search; port GUIDs are kept sorted (no
+  // hash maps: a snapshot or copy of the largest fabric would spend milliseconds on them).
+  std::vector<std::pair<Guid, NodeId>> by_port_guid_;
   NodeId sm_node_ = kNoNode;
   PortNum sm_port_;
   size_t links_ = 0;
@@ -139,13 +143,18 @@ class TopologyBuilder {
   Node* node(Guid node_guid);
   void set_sm(Guid node_guid, PortNum port);
   Topology build() &&;
+  // For a caller that has it all already (FabricModel::snapshot): nodes in ascending GUID
+  // order with first_port set, and their ports 0..num_ports in one array, cables given both
+  // ways by NodeId and port. No lookups, no sorting, no checks beyond that.
+  static Topology from_sorted(std::vector<Node> nodes, std::vector<Port> ports, Guid sm_node, PortNum sm_port);
 
  private:
   struct Pending {
     Node node;
     std::vector<Port> ports;
-    std::vector<Guid> peer_guid;  // by port number; resolved to NodeIds by build()
+    std::vector<uint32_t> peer;  // by port number: the peer's index in nodes_, or kNone
   };
+  static constexpr uint32_t kNone = UINT32_MAX;
   std::vector<Pending> nodes_;
   std::unordered_map<Guid, size_t> index_;
   Guid sm_guid_;

@@ -68,6 +68,11 @@ TEST_CASE("repair refuses what it cannot do, so the SM routes in full") {
   CHECK(added.error().message.find("added") != std::string::npos);
   auto unknown = routing::repair_routes(more, route("ftree", more), less, "adaptive-hint", {});
   CHECK_FALSE(unknown);
+  // A CA whose cable comes up adds a destination the old tables never routed.
+  const sm::Topology without_ca = to_topology(shared("ft3-r8.net"), {.down = {{"H00005", 1}}});
+  auto ca = routing::repair_routes(without_ca, route("ftree", without_ca), more, "ftree", {});
+  REQUIRE_FALSE(ca);
+  CHECK(ca.error().message.find("added") != std::string::npos);
 }
 
 TEST_CASE("an unchanged topology needs no repair") {
