@@ -71,6 +71,22 @@ Option num(const char* name, const char* help, int64_t lo, int64_t hi,
                 [=](const DaemonConfig& c) { return std::to_string(get(c)); }};
 }
 
+// A TRUE/FALSE option: `field(config)` is the bool it sets and reads (a generic lambda, so
+// it serves a const config too).
+template <class Field>
+Option flag(const char* name, const char* help, Field field) {
+  return Option{name, help,
+                [=](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
+                  auto b = boolean(v);
+                  if (!b) return std::unexpected(b.error());
+                  field(c) = *b;
+                  return {};
+                },
+                [=](const DaemonConfig& c) {
+                  return std::string(field(c) ? "TRUE" : "FALSE");
+                }};
+}
+
 Option text(const char* name, const char* help, std::string DaemonConfig::*field) {
   return Option{name, help,
                 [=](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
@@ -112,14 +128,8 @@ const std::vector<Option>& table() {
          return {};
        },
        [](const DaemonConfig& c) { return fmt::format("0x{:016x}", c.sm.ha.sm_key); }},
-      {"sticky_master", "keep mastership when a higher-priority SM appears (no handover back)",
-       [](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
-         auto b = boolean(v);
-         if (!b) return std::unexpected(b.error());
-         c.sm.ha.sticky = *b;
-         return {};
-       },
-       [](const DaemonConfig& c) { return std::string(c.sm.ha.sticky ? "TRUE" : "FALSE"); }},
+      flag("sticky_master", "keep mastership when a higher-priority SM appears (no handover back)",
+           [](auto& c) -> auto& { return c.sm.ha.sticky; }),
       num("sminfo_polling_timeout", "ms between a standby's SMInfo polls of the master (OpenSM: 10000)", 10, 600000,
           [](DaemonConfig& c, int64_t v) { c.sm.ha.poll_interval = c.sm.ha.poll_timeout = ms(v); },
           [](const DaemonConfig& c) { return as_ms(c.sm.ha.poll_interval); }),
@@ -140,6 +150,9 @@ const std::vector<Option>& table() {
          return {};
        },
        [](const DaemonConfig& c) { return c.sm.routing_engine; }},
+      flag("repair_routes",
+           "after a link or switch goes away, re-route only the broken routes (FALSE: route in full)",
+           [](auto& c) -> auto& { return c.sm.repair_routes; }),
       text("root_guid_file", "updn/ftree root switches, one GUID per line (empty: detect)", &DaemonConfig::root_guid_file),
       {"hints_file", "adaptive-hint link weights: '<switch-guid> <port> <weight>' lines",
        [](const std::string& v, DaemonConfig& c) -> mad::Result<void> {

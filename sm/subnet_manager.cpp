@@ -58,6 +58,7 @@ bool SubnetManager::reconfigure(const SmConfig& next) {
                        !(next.ports == cfg_.ports);
   cfg_.routing_engine = next.routing_engine;
   cfg_.routing = next.routing;
+  cfg_.repair_routes = next.repair_routes;
   cfg_.ports = next.ports;
   cfg_.sweep_interval = next.sweep_interval;
   cfg_.retry_interval = next.retry_interval;
