@@ -64,6 +64,13 @@ CREATE TABLE sm_peers (
 ALTER TABLE sweeps ADD COLUMN pruned INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX events_by_time ON events (time);
 )sql",
+      // 2 -> 3: what SA clients created (multicast groups and members, services,
+      // subscriptions), so it survives a restart and a takeover on a shared database.
+      R"sql(
+CREATE TABLE sa_objects (
+  kind TEXT NOT NULL, key BLOB NOT NULL, record BLOB NOT NULL, expires INTEGER NOT NULL,
+  updated INTEGER NOT NULL, PRIMARY KEY (kind, key)) WITHOUT ROWID;
+)sql",
   };
   return m;
 }

@@ -59,7 +59,7 @@ mad::Result<void> set_pragmas(Db& db) {
 }  // namespace
 
 struct Store::Prepared {
-  Stmt sweep, node, node_gone, node_seen, port, ports_of, lid, lid_seen, lft, event, peer;
+  Stmt sweep, node, node_gone, node_seen, port, ports_of, lid, lid_seen, lft, event, peer, sa_put, sa_erase;
 };
 
 mad::Result<std::unique_ptr<Store>> Store::open(const OpenOptions& o, OpenReport* report) {
@@ -149,6 +149,8 @@ mad::Result<void> Store::prepare_all() {
       {&p->event, "INSERT INTO events (time, level, code, message) VALUES (?1,?2,?3,?4)"},
       {&p->peer, "INSERT INTO sm_peers VALUES (?1,?2,?3,?4,?5,?6,?7,?7) ON CONFLICT(guid) DO UPDATE SET "
                  "lid=?2, priority=?3, state=?4, act_count=?5, sm_key_ok=?6, last_heard=?7"},
+      {&p->sa_put, "INSERT OR REPLACE INTO sa_objects VALUES (?1,?2,?3,?4,?5)"},
+      {&p->sa_erase, "DELETE FROM sa_objects WHERE kind=?1 AND key=?2"},
   };
   for (const Item& it : items) {
     auto s = db_.prepare(it.sql);
@@ -213,11 +215,41 @@ mad::Result<size_t> Store::write_events() {
                      .bind(5, r.act_count).bind(6, r.sm_key_ok ? 1 : 0).bind(7, r.heard_ms).run(); !w)
       return std::unexpected(w.error());
   peers_.clear();
+  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch()).count();
+  for (const auto& [k, o] : sa_objects_) {
+    auto w = o.record.empty()
+                 ? st_->sa_erase.bind(1, o.kind).bind_blob(2, o.key).run()
+                 : st_->sa_put.bind(1, o.kind).bind_blob(2, o.key).bind_blob(3, o.record).bind(4, o.expires_ms)
+                       .bind(5, now).run();
+    if (!w) return std::unexpected(w.error());
+  }
+  sa_objects_.clear();
   return n;
 }
 
+void Store::note_sa_object(SaObject o) {
+  auto key = std::make_pair(o.kind, o.key);
+  sa_objects_[std::move(key)] = std::move(o);
+}
+
+mad::Result<std::vector<SaObject>> Store::load_sa_objects() {
+  auto q = db_.prepare("SELECT kind, key, record, expires FROM sa_objects ORDER BY kind, key");
+  if (!q) return std::unexpected(q.error());
+  std::vector<SaObject> out;
+  while (true) {
+    auto row = q->step();
+    if (!row) return std::unexpected(row.error());
+    if (!*row) break;
+    const auto key = q->blob(1);
+    const auto rec = q->blob(2);
+    out.push_back(SaObject{q->text(0), {key.begin(), key.end()}, {rec.begin(), rec.end()}, q->i64(3)});
+  }
+  return out;
+}
+
 mad::Result<size_t> Store::flush_events() {
-  if (events_.empty() && peers_.empty()) return 0;
+  if (events_.empty() && peers_.empty() && sa_objects_.empty()) return 0;
   auto tx = Transaction::begin(db_);
   if (!tx) return std::unexpected(tx.error());
   auto n = write_events();

@@ -4,6 +4,7 @@
 // A restart or a takeover reads the GUID -> LID map and the programmed LFTs back.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -52,6 +53,16 @@ struct PeerRecord {
   int64_t heard_ms = 0;
 };
 
+// An object an SA client created (a multicast group or membership, a service, a
+// subscription): opaque to the store, identified by (kind, key).
+struct SaObject {
+  std::string kind;             // e.g. "mcgroup", "service", "inform"
+  std::vector<uint8_t> key;     // unique within the kind
+  std::vector<uint8_t> record;  // the owner's encoding; empty: the object is gone
+  int64_t expires_ms = 0;       // wall-clock ms; 0: never
+  bool operator==(const SaObject&) const = default;
+};
+
 struct CommitStats {
   size_t nodes = 0, ports = 0, lids = 0, switches = 0, events = 0;  // rows written
   size_t links = 0;  // port rows whose cable came, went or moved
@@ -83,7 +94,13 @@ class Store {
   size_t pending_events() const { return events_.size(); }
   // SM peers go out the same way (the latest record per GUID).
   void note_peer(const PeerRecord& p) { peers_[p.guid] = p; }
-  // Writes buffered events and peers in one transaction (nothing to do: no transaction).
+  // SA objects go out the same way (the latest state per kind and key; an empty record
+  // deletes the row).
+  void note_sa_object(SaObject o);
+  // Every stored SA object (a restart or a takeover brings them back), sorted by kind, key.
+  mad::Result<std::vector<SaObject>> load_sa_objects();
+  // Writes buffered events, peers and SA objects in one transaction (nothing to do: no
+  // transaction).
   mad::Result<size_t> flush_events();
 
   Db& db() { return db_; }
@@ -98,6 +115,7 @@ class Store {
   std::string path_;
   std::vector<Event> events_;
   std::unordered_map<uint64_t, PeerRecord> peers_;
+  std::map<std::pair<std::string, std::vector<uint8_t>>, SaObject> sa_objects_;
   // What this process last wrote, so a commit writes only rows that changed.
   struct PortRow {
     uint64_t hash;

@@ -211,3 +211,30 @@ TEST_CASE("restart keeps LIDs: a fresh SM with the store gives every known GUID 
   CHECK(r.lids().size() == 208);
   for (const auto& [guid, lid] : r.lids()) CHECK(saved.at(sm::Guid(guid)).lid == sm::Lid(lid));
 }
+
+TEST_CASE("SA objects survive a restart; the latest state per key wins, an empty record deletes") {
+  TempDir tmp;
+  const std::string path = tmp.file("sa.db");
+  auto obj = [](std::string kind, uint8_t key, std::vector<uint8_t> rec, int64_t exp = 0) {
+    return st::SaObject{std::move(kind), {key}, std::move(rec), exp};
+  };
+  {
+    auto s = st::Store::open({path});
+    REQUIRE(s);
+    (*s)->note_sa_object(obj("service", 1, {1, 2, 3}, 5000));
+    (*s)->note_sa_object(obj("service", 2, {9}));
+    (*s)->note_sa_object(obj("mcgroup", 1, {7}));
+    (*s)->note_sa_object(obj("service", 1, {4, 5}, 6000));  // replaces the first before it is written
+    REQUIRE(*(*s)->flush_events() == 0);                      // no events, but the objects went out
+    CHECK(count(**s, "sa_objects") == 3);
+    (*s)->note_sa_object(obj("service", 2, {}));  // deleted
+    REQUIRE((*s)->flush_events());
+  }
+  auto s = st::Store::open({path});
+  REQUIRE(s);
+  auto back = (*s)->load_sa_objects();
+  REQUIRE(back);
+  REQUIRE(back->size() == 2);
+  CHECK((*back)[0] == obj("mcgroup", 1, {7}));
+  CHECK((*back)[1] == obj("service", 1, {4, 5}, 6000));
+}
