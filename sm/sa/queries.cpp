@@ -137,7 +137,8 @@ mad::ClassPortInfo class_port_info() {
 
 }  // namespace
 
-Answer answer_query(const Index* ix, const mad::MadBytes& request, uint64_t subnet_prefix) {
+Answer answer_query(const Index* ix, std::span<Handler* const> handlers, const mad::MadBytes& request,
+                    const mad::MadAddress& from, uint64_t subnet_prefix) {
   Answer a;
   auto req = mad::decode_sa_mad(request);
   if (!req || mad::method::is_response(req->header.method)) return a;  // nothing to answer
@@ -157,14 +158,27 @@ Answer answer_query(const Index* ix, const mad::MadBytes& request, uint64_t subn
   };
   if (req->header.base_version != 1 || req->header.class_version != mad::kSaClassVersion)
     return error(mad::status::bad_version);
-  if (method != mad::sa_method::get && method != mad::sa_method::get_table)
+  const bool reads = method == mad::sa_method::get || method == mad::sa_method::get_table;
+  if (!reads && method != mad::sa_method::set && method != mad::sa_method::del)
     return error(mad::status::unsupported_method);
   if (!ix) return error(mad::status::busy);
 
   const std::span<const uint8_t> data(req->data);
   Result r;
   size_t size = 0;
-  switch (attr) {
+  Handler* handler = nullptr;
+  for (Handler* h : handlers)
+    if (size_t s = h->claims(attr)) {
+      handler = h;
+      size = s;
+      break;
+    }
+  if (!handler && !reads) return error(mad::status::unsupported_method_attr);
+  if (handler) {
+    Records got = handler->handle(Request{*req, from}, *ix);
+    r.status = got.status;
+    r.records = std::move(got.records);
+  } else switch (attr) {
     case mad::sa_attr::class_port_info: {
       if (method != mad::sa_method::get) return error(mad::status::unsupported_method_attr);
       size = mad::ClassPortInfo::kSize;
@@ -194,10 +208,10 @@ Answer answer_query(const Index* ix, const mad::MadBytes& request, uint64_t subn
   }
   if (r.status != mad::status::ok) return error(r.status);
   out.attr_offset = attr == mad::sa_attr::class_port_info ? 0 : mad::attr_offset_for(size);
-  if (method == mad::sa_method::get) {
+  if (method != mad::sa_method::get_table) {  // Get, Set, Delete: one record
     if (r.records.empty()) return error(mad::sa_status::no_records);
     if (r.records.size() > 1) return error(mad::sa_status::too_many_records);
-    out.header.method = mad::sa_method::get_resp;
+    out.header.method = method == mad::sa_method::del ? mad::sa_method::del_resp : mad::sa_method::get_resp;
     std::copy(r.records[0].begin(), r.records[0].end(), out.data.begin());
     return a;
   }

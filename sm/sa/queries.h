@@ -1,11 +1,14 @@
 // One SA request in, its answer out: header checks, dispatch by method and attribute,
-// ComponentMask filtering over the index's records, PathRecords. Pure (no I/O, no state), so
-// the server, the unit tests and the fuzzer share it.
+// ComponentMask filtering over the index's records, PathRecords, or the handler that claims
+// the attribute. Pure apart from the handlers' state, so the server, the unit tests and the
+// fuzzer share it.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "mad/sa_mad.h"
+#include "sm/sa/handler.h"
 #include "sm/sa/index.h"
 
 namespace sm::sa {
@@ -17,7 +20,9 @@ struct Answer {
   std::vector<uint8_t> payload;
 };
 
-// `ix` may be null (no index yet): requests get a busy status.
-Answer answer_query(const Index* ix, const mad::MadBytes& request, uint64_t subnet_prefix);
+// `ix` may be null (no index yet): requests get a busy status. `handlers` answer the
+// attributes they claim (Set and Delete reach only them); the index the rest.
+Answer answer_query(const Index* ix, std::span<Handler* const> handlers, const mad::MadBytes& request,
+                    const mad::MadAddress& from, uint64_t subnet_prefix);
 
 }  // namespace sm::sa

@@ -1,6 +1,7 @@
 // The Subnet Administrator (class 0x03) of the master SM: Get and GetTable of ClassPortInfo,
 // NodeRecord, PortInfoRecord, SMInfoRecord and PathRecord, with component masks, answered
-// from the Index built after each sweep; multi-record answers go out by RMPP (mad/rmpp.h).
+// from the Index built after each sweep, and whatever its handlers claim (multicast, services,
+// subscriptions: sm/sa/handler.h); multi-record answers go out by RMPP (mad/rmpp.h).
 // Anything else gets the IBA error status, never a crash.
 //
 // A client flooding queries cannot starve the sweep: requests wait in a bounded queue per
@@ -19,6 +20,7 @@
 #include "mad/sa_mad.h"
 #include "mad/transport.h"
 #include "sm/log.h"
+#include "sm/sa/handler.h"
 #include "sm/sa/index.h"
 
 namespace sm::sa {
@@ -43,6 +45,8 @@ class Server {
 
   // A new index (after a sweep that configured the subnet), or none (not master: no answers).
   void set_index(std::shared_ptr<const Index> ix) { index_ = std::move(ix); }
+  // A handler for the attributes it claims (sm/sa/handler.h); it must outlive the server.
+  void add_handler(Handler& h) { handlers_.push_back(&h); }
   // A class-0x03 MAD: a request (queued), or an RMPP ACK/STOP/ABORT for one of our answers.
   void on_mad(const mad::Packet& p);
   // Answers queued requests when `ready` (no sweep running), resends RMPP segments due. The
@@ -70,6 +74,7 @@ class Server {
   Logger& log_;
   ServerConfig cfg_;
   std::shared_ptr<const Index> index_;
+  std::vector<Handler*> handlers_;
   std::map<uint16_t, std::deque<mad::Packet>> queues_;  // by source LID
   uint16_t next_source_ = 0;                             // round robin position
   size_t queued_ = 0;

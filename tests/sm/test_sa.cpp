@@ -45,7 +45,7 @@ std::vector<uint8_t> bytes(const R& r) {
 }
 
 sm::sa::Answer ask(const Fixture& f, const mad::MadBytes& req) {
-  return sm::sa::answer_query(f.index.get(), req, 0xFE80000000000000ULL);
+  return sm::sa::answer_query(f.index.get(), {}, req, {}, 0xFE80000000000000ULL);
 }
 
 std::vector<mad::PathRecord> paths(const sm::sa::Answer& a) {
@@ -177,6 +177,8 @@ TEST_CASE("SA: bad requests get the IBA status, never a crash") {
   a = ask(f, request(mad::sa_method::get, mad::sa_attr::link_record, 0));
   CHECK(a.response.header.status == mad::status::unsupported_method_attr);
   a = ask(f, request(mad::sa_method::del, mad::sa_attr::path_record, P::c_slid));
+  CHECK(a.response.header.status == mad::status::unsupported_method_attr);  // the index is read-only
+  a = ask(f, request(mad::sa_method::report, mad::sa_attr::path_record, P::c_slid));
   CHECK(a.response.header.status == mad::status::unsupported_method);
   mad::MadBytes bad = request(mad::sa_method::get, mad::sa_attr::class_port_info, 0);
   bad[2] = 7;
@@ -184,7 +186,7 @@ TEST_CASE("SA: bad requests get the IBA status, never a crash") {
   CHECK(a.response.header.status == mad::status::bad_version);
   CHECK(a.response.header.tid == 0x1234);  // answers carry the request's TID
   // No index yet (a sweep never finished): busy.
-  a = sm::sa::answer_query(nullptr, request(mad::sa_method::get, mad::sa_attr::class_port_info, 0), 0);
+  a = sm::sa::answer_query(nullptr, {}, request(mad::sa_method::get, mad::sa_attr::class_port_info, 0), {}, 0);
   CHECK(a.response.header.status == mad::status::busy);
   // A response, and bytes that are no SA MAD at all: no answer.
   mad::MadBytes resp = request(mad::sa_method::get_resp, mad::sa_attr::node_record, 0);
@@ -192,6 +194,53 @@ TEST_CASE("SA: bad requests get the IBA status, never a crash") {
   mad::MadBytes junk{};
   junk[1] = 0x81;
   CHECK_FALSE(ask(f, junk).respond);
+}
+
+TEST_CASE("SA: a handler answers every method on the attributes it claims") {
+  Fixture f;
+  // Keeps one 8-byte value per requester LID: Set stores, Get/GetTable read, Delete erases.
+  struct Toy : sm::sa::Handler {
+    std::map<uint16_t, uint8_t> kept;
+    size_t claims(uint16_t attr) const override { return attr == mad::sa_attr::service_record ? 8 : 0; }
+    sm::sa::Records handle(const sm::sa::Request& r, const sm::sa::Index&) override {
+      sm::sa::Records out;
+      const uint16_t lid = r.from.lid.value();
+      if (r.mad.header.method == mad::sa_method::set) kept[lid] = r.mad.data[0];
+      if (r.mad.header.method == mad::sa_method::del && !kept.erase(lid)) return out;
+      if (r.mad.header.method != mad::sa_method::del)
+        for (const auto& [l, v] : kept) out.records.push_back({v, 0, 0, 0, 0, 0, 0, 0});
+      else
+        out.records.push_back({r.mad.data[0], 0, 0, 0, 0, 0, 0, 0});
+      return out;
+    }
+  } toy;
+  sm::sa::Handler* hs[] = {&toy};
+  auto ask_from = [&](uint8_t method, uint16_t lid, uint8_t v) {
+    mad::MadAddress from;
+    from.lid = mad::Lid(lid);
+    const uint8_t rec[] = {v};
+    return sm::sa::answer_query(f.index.get(), hs, request(method, mad::sa_attr::service_record, 0, rec), from, 0);
+  };
+  auto a = ask_from(mad::sa_method::set, 5, 42);
+  CHECK(a.response.header.status == 0);
+  CHECK(a.response.header.method == mad::sa_method::get_resp);
+  CHECK(a.response.data[0] == 42);
+  CHECK(a.response.attr_offset == 1);
+  ask_from(mad::sa_method::set, 6, 43);
+  a = ask_from(mad::sa_method::get, 5, 0);
+  CHECK(a.response.header.status == mad::sa_status::too_many_records);
+  a = ask_from(mad::sa_method::get_table, 5, 0);
+  CHECK(a.response.header.method == mad::sa_method::get_table_resp);
+  CHECK(a.payload.size() == 16);
+  a = ask_from(mad::sa_method::del, 6, 43);
+  CHECK(a.response.header.method == mad::sa_method::del_resp);
+  CHECK(a.response.data[0] == 43);
+  a = ask_from(mad::sa_method::del, 6, 43);
+  CHECK(a.response.header.status == mad::sa_status::no_records);
+  CHECK(toy.kept.size() == 1);
+  // Attributes it does not claim still come from the index, which refuses Set.
+  a = sm::sa::answer_query(f.index.get(), hs, request(mad::sa_method::set, mad::sa_attr::node_record, 0), {}, 0);
+  CHECK(a.response.header.status == mad::status::unsupported_method_attr);
 }
 
 TEST_CASE("SA server: GetTable by RMPP reassembles to every record; a flooding source waits its turn") {
