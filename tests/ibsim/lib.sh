@@ -8,6 +8,9 @@
 #   bring_up SM [ARGS...]    SM = fabricsm (`run --once`) or opensm (`-o`); must reach SUBNET UP
 #   check_all NETFILE        every check below; returns the number of failed checks
 #   check_sminfo SM          the SM, running as a daemon, answers SMInfo as MASTER
+#   sm_daemon SM [ARGS...]   the SM as a daemon in the background, back at SUBNET UP
+#   sminfo_master [ARGS...]  sminfo, a few tries, until it names a MASTER
+#   ca_lids [HOST]           the LIDs of the CA ports, one a line
 #   lid_of [HOST], port_lids [HOST]    a port's LID; every port's LID (ibnetdiscover -p)
 #   ibsim_stop
 set -uo pipefail
@@ -100,6 +103,9 @@ port_lids() {
     awk '{ print $1, $4, $2; if (NF >= 11) print $8, $11, $9 }' | sort -u
 }
 
+# ca_lids [HOST]: the LID of every CA port as ibnetdiscover sees it from HOST, one a line.
+ca_lids() { port_lids "${1:-}" | awk '$1 == "CA" { print $3 }'; }
+
 # bring_up fabricsm [ARGS...] | bring_up opensm [ENGINE]: one bring-up that must end in
 # SUBNET UP. The LIDs the SM says it assigned go to $work/sm-lids ("port-GUID LID"):
 # fabricsm's from its debug lines, OpenSM's from its guid2lid file.
@@ -188,35 +194,50 @@ check_all() {
   return $failed
 }
 
-# check_sminfo fabricsm|opensm: the SM as a daemon on the fabric it brought up answers SMInfo
-# Get, LID-routed and by directed route, as MASTER; then stops cleanly on SIGTERM.
-check_sminfo() {
-  local sm=$1 out bad=0 i=0 rc
+# sm_daemon fabricsm|opensm [ARGS...]: the SM as a daemon at the default node ($sm_pid, its
+# log in $work/daemon.log), back once it logged SUBNET UP (within SM_UP_WAIT seconds, 30 by
+# default). ARGS go to the SM (fabricsm run, or opensm). Stop it with sm_stop.
+sm_daemon() {
+  local sm=$1 i=0; shift
   rm -f "$work/daemon.log"  # or the wait below could see the previous fabric's SUBNET UP
   case $sm in
     fabricsm) (cd "$work/cwd" && LD_PRELOAD=$SHIM exec "$FABRICSM" run --db "$work/fabricsm.db" --control_socket "$work/sm.sock" \
-                 2> "$work/daemon.log") & ;;
+                 "$@" 2> "$work/daemon.log") & ;;
     opensm) (cd "$work/cwd" && LD_PRELOAD=$SHIM OSM_TMP_DIR=$work OSM_CACHE_DIR=$work \
-               exec opensm -d 2 -f "$work/daemon.log" > /dev/null 2>&1) & ;;  # -d 2: flush the log
+               exec opensm -d 2 -f "$work/daemon.log" "$@" > /dev/null 2>&1) & ;;  # -d 2: flush the log
   esac
   sm_pid=$!
   until grep -q 'SUBNET UP' "$work/daemon.log" 2>/dev/null; do
     i=$((i + 1))
-    if [ $i -gt 600 ] || ! kill -0 "$sm_pid" 2>/dev/null; then
+    if [ $i -gt $((${SM_UP_WAIT:-30} * 20)) ] || ! kill -0 "$sm_pid" 2>/dev/null; then
       log "FAIL: $sm daemon never reached SUBNET UP"; tail -5 "$work/daemon.log"; sm_stop KILL; return 1
     fi
     sleep 0.05
   done
-  # OpenSM sweeps again right after SUBNET UP (the trap its own IsSM raises) and does not
-  # answer meanwhile: a few tries, as an admin would.
+}
+
+# sminfo_master [ARGS...]: `sminfo ARGS` until it names a MASTER, 10 tries 0.3 s apart: OpenSM
+# sweeps again right after SUBNET UP (the trap its own IsSM raises) and does not answer
+# meanwhile, so a few tries, as an admin would. The tries it took in $sminfo_tries, the last
+# output in $sminfo_out.
+sminfo_master() {
+  for sminfo_tries in 1 2 3 4 5 6 7 8 9 10; do
+    sminfo_out=$(shim sminfo "$@" 2>&1)
+    grep -q 'state 3 SMINFO_MASTER' <<< "$sminfo_out" && return 0
+    sleep 0.3
+  done
+  return 1
+}
+
+# check_sminfo fabricsm|opensm: the SM as a daemon on the fabric it brought up answers SMInfo
+# Get, LID-routed and by directed route, as MASTER; then stops cleanly on SIGTERM.
+check_sminfo() {
+  local sm=$1 bad=0 rc
+  sm_daemon "$sm" || return 1
   for args in "" "-D 0"; do
-    for i in 1 2 3 4 5 6 7 8 9 10; do
-      out=$(shim sminfo $args 2>&1)
-      grep -q 'state 3 SMINFO_MASTER' <<< "$out" && break
-      sleep 0.3
-    done
-    grep -q 'state 3 SMINFO_MASTER' <<< "$out" || { log "sminfo $args: $out"; bad=1; }
-    [ "$sm" = fabricsm ] && [ $i -gt 1 ] && { log "fabricsm needed $i tries to answer sminfo $args"; bad=1; }
+    # shellcheck disable=SC2086  # "-D 0" is two words
+    sminfo_master $args || { log "sminfo $args: $sminfo_out"; bad=1; }
+    [ "$sm" = fabricsm ] && [ "$sminfo_tries" -gt 1 ] && { log "fabricsm needed $sminfo_tries tries to answer sminfo $args"; bad=1; }
   done
   sm_stop TERM; rc=$?
   if [ "$sm" = fabricsm ] && { [ $rc -ne 0 ] || ! grep -q 'stopping on SIGTERM' "$work/daemon.log"; }; then

@@ -41,16 +41,10 @@ answers() {
 
 for sm in opensm fabricsm; do
   ibsim_start "$NET" || exit 1
-  rm -f "$work/daemon.log"
   case $sm in
-    fabricsm) (cd "$work/cwd" && LD_PRELOAD=$SHIM exec "$FABRICSM" run --db "$work/fabricsm.db" --control_socket "$work/sm.sock" \
-                 --routing minhop --log-level debug 2> "$work/daemon.log") & ;;
-    opensm) (cd "$work/cwd" && LD_PRELOAD=$SHIM OSM_TMP_DIR=$work OSM_CACHE_DIR=$work \
-               exec opensm -d 2 -R minhop -f "$work/daemon.log" > /dev/null 2>&1) & ;;
-  esac
-  sm_pid=$!
-  i=0; until grep -q 'SUBNET UP' "$work/daemon.log" 2>/dev/null || [ $i -gt 600 ]; do i=$((i + 1)); sleep 0.1; done
-  grep -q 'SUBNET UP' "$work/daemon.log" || { fail "$sm: no SUBNET UP"; exit 1; }
+    fabricsm) SM_UP_WAIT=60 sm_daemon fabricsm --routing minhop --log-level debug ;;
+    opensm) SM_UP_WAIT=60 sm_daemon opensm -R minhop ;;
+  esac || { fail "$sm: no SUBNET UP"; exit 1; }
   answers $sm
   if [ $sm = fabricsm ]; then
     # Errors: an attribute it does not serve, a Get matching many records, no such LID.
