@@ -12,6 +12,7 @@ constexpr uint32_t kCapIsSlMapping = 1u << 6;
 constexpr uint32_t kCapIsSystemImageGuid = 1u << 11;
 constexpr uint32_t kCapIsPkeySwitchExternalPortTrap = 1u << 12;
 constexpr uint32_t kCapIsClientReregistration = 1u << 25;
+constexpr uint32_t kCapIsMulticastFdbTop = 1u << 30;
 
 constexpr uint32_t kDefaultSwitchVendor = 0x0008F1, kDefaultCaVendor = 0x0002C9;
 constexpr uint16_t kDefaultSwitchDevice = 0xA87C, kDefaultCaDevice = 0x5A44;
@@ -26,7 +27,7 @@ void init_port(SimNode& n, SimPort& p) {
   p.speed_ext_enabled = p.speed_ext_supported;
   p.cap_mask = kCapIsTrapSupported | kCapIsSlMapping | kCapIsSystemImageGuid;
   if (!n.is_switch()) p.cap_mask |= kCapIsClientReregistration;
-  if (n.is_switch() && p.num == 0) p.cap_mask |= kCapIsPkeySwitchExternalPortTrap;
+  if (n.is_switch() && p.num == 0) p.cap_mask |= kCapIsPkeySwitchExternalPortTrap | kCapIsMulticastFdbTop;
   const size_t pkey_entries = (n.is_switch() && p.num != 0) ? n.sw->pkey_enforce_cap
                                                             : n.partition_cap;
   p.pkeys.assign(pkey_entries, 0);

@@ -4,6 +4,7 @@
 
 #include "mad/attributes.h"
 #include "routing/repair.h"
+#include "sm/multicast/multicast.h"
 
 namespace sm {
 
@@ -241,8 +242,20 @@ void SubnetManager::after_programming() {
             s.client_reregisters, s.activations, s.failures, report_.programming.wall_ms);
   const bool ok = programmer_->ok() && report_.lids.unassigned == 0;
   programmer_.reset();
-  if (std::exchange(forget_tables_, false)) lft_memory_.clear();
+  if (std::exchange(forget_tables_, false)) {
+    lft_memory_.clear();
+    if (mc_) mc_->forget_tables();
+  }
+  if (ok && mc_ && master_) return program_multicast();
   finish(ok, ok ? "" : "programming failed on some nodes");
+}
+
+void SubnetManager::program_multicast() {
+  phase_ = "multicast";
+  mc_->program(topo_, model_, client_, true, [this](const multicast::MftStats& s) {
+    report_.mft_blocks = s.blocks_written;
+    finish(s.failures == 0, s.failures == 0 ? "" : "multicast forwarding tables failed on some switches");
+  });
 }
 
 void SubnetManager::finish(bool up, std::string failure) {
@@ -413,6 +426,8 @@ void SubnetManager::on_tick() {
   if (port_guid_.is_zero()) learn_own_guid();
   ha_.on_tick();
   if (sweeping_ || light_) return;
+  // Joins and leaves since the last pass: one pass for the whole batch.
+  if (mc_ && master_ && up_ && mc_->wants_programming()) mc_->program(topo_, model_, client_, false, nullptr);
   const mad::Nanos t = now();
   if (retry_at_ && t >= *retry_at_) {
     heavy_sweep("retry after a failed sweep");
@@ -432,6 +447,7 @@ std::optional<mad::Nanos> SubnetManager::next_deadline() const {
   };
   consider(ha_.next_deadline());
   if (!sweeping_ && !light_) {
+    if (mc_ && master_ && up_ && mc_->wants_programming()) consider(now());
     consider(retry_at_);
     if (master_ && !dirty_.empty()) consider(react_at_);
     if (master_ && up_ && cfg_.sweep_interval.count() > 0) consider(next_light_);

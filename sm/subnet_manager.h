@@ -37,6 +37,11 @@
 
 namespace sm {
 
+namespace multicast {
+class Multicast;
+struct MftStats;
+}  // namespace multicast
+
 struct SmConfig {
   mad::TransactionConfig mads;
   std::string routing_engine = "minhop";
@@ -80,6 +85,7 @@ struct SweepReport {
   bool repaired = false;
   size_t repaired_destinations = 0, repaired_entries = 0;
   ProgramStats program;
+  uint64_t mft_blocks = 0;  // multicast forwarding blocks written (sm/multicast/)
   PhaseTime discovery, lid_assignment, routing, programming, total;
   uint64_t smps_sent = 0, smps_retried = 0, smps_timed_out = 0;
   std::vector<std::string> problems;
@@ -136,6 +142,9 @@ class SubnetManager {
   std::function<void(const ha::Note&)> on_ha_note;
   // SA MADs (class 0x03) that are not answers to this SM's own requests: the SA server's.
   std::function<void(const mad::Packet&)> on_sa_mad;
+  // Multicast groups and their MFTs (borrowed; none: no multicast): programmed after the LFTs
+  // of every sweep, and at the next tick after joins and leaves changed a group.
+  void set_multicast(multicast::Multicast* m) { mc_ = m; }
 
  private:
   void begin_sweep(bool heavy, std::string trigger);
@@ -147,6 +156,7 @@ class SubnetManager {
   bool route();
   bool try_repair();
   void after_programming();
+  void program_multicast();
   // subnet_manager_ha.cpp
   void elect();
   void finish_walk(std::string why);
@@ -209,6 +219,7 @@ class SubnetManager {
   int64_t sweep_wall_ns_ = 0, phase_wall_ns_ = 0;
   mad::Nanos sweep_fabric_{0}, phase_fabric_{0};
   mad::TransactionStats mads_at_start_;
+  multicast::Multicast* mc_ = nullptr;
 };
 
 }  // namespace sm

@@ -3,6 +3,8 @@
 // master configures; a standby's walks end after discovery.
 #include "sm/subnet_manager.h"
 
+#include "sm/multicast/multicast.h"
+
 namespace sm {
 
 void SubnetManager::ha_discover() {
@@ -42,6 +44,7 @@ void SubnetManager::ha_stand_by() {
   // programmer may still be finishing a pass: forget after it).
   if (programmer_) forget_tables_ = true;
   else lft_memory_.clear();
+  if (mc_) mc_->forget_tables();
   routed_.reset();  // and the routes it finds when master again are not necessarily ours
   if (gated_) {
     gated_ = false;

@@ -12,6 +12,7 @@
 #include "mad/umad_transport.h"
 #include "sm/cli/daemon_status.h"
 #include "sm/event_loop.h"
+#include "sm/multicast/multicast.h"
 #include "sm/sa/server.h"
 #include "sm/service/control.h"
 #include "sm/service/notify.h"
@@ -74,6 +75,7 @@ class Daemon {
   void serve_control();
   void note_peers();
   void log_lids() const;
+  void note_groups();
 
   DaemonArgs a_;
   sm::Logger& log_;
@@ -82,6 +84,7 @@ class Daemon {
   std::unique_ptr<sm::store::Store> store_;
   std::unique_ptr<sm::service::ControlServer> control_;
   std::unique_ptr<sm::sa::Server> sa_;
+  std::unique_ptr<sm::multicast::Multicast> multicast_;
   sm::service::Notifier notify_ = sm::service::Notifier::from_environment();
   StatusContext ctx_;
   bool ready_sent_ = false;
@@ -109,6 +112,13 @@ mad::Result<void> Daemon::open_store() {
             lids->size(), tables->size());
   manager_->lids().load(std::move(*lids));
   manager_->lft_memory() = std::move(*tables);
+  auto objects = store_->load_sa_objects();
+  if (!objects) return std::unexpected(objects.error());
+  std::vector<std::vector<uint8_t>> groups;
+  for (const auto& o : *objects)
+    if (o.kind == "mcgroup") groups.push_back(o.record);
+  if (!groups.empty())
+    log_.info(705, "store: {} of {} multicast groups restored", multicast_->restore(groups), groups.size());
   return {};
 }
 
@@ -162,6 +172,13 @@ void Daemon::log_lids() const {
   }
 }
 
+// Groups clients created, joined or left go to the store with the next commit or flush.
+void Daemon::note_groups() {
+  if (!store_) return;
+  for (auto& [key, record] : multicast_->take_store_changes())
+    store_->note_sa_object({.kind = "mcgroup", .key = std::move(key), .record = std::move(record)});
+}
+
 void Daemon::on_sweep(const sm::SweepReport& r) {
   log_lids();
   // What a master's sweep configured: the SA answers from it, the store commits it. A
@@ -176,6 +193,7 @@ void Daemon::on_sweep(const sm::SweepReport& r) {
   }
   if (!store_) return;
   note_peers();
+  note_groups();
   if (!configured) {
     if (auto f = store_->flush_events(); !f) log_.error(702, "store: {}", f.error().message);
     return;
@@ -279,6 +297,7 @@ bool Daemon::tick() {
   if (store_ && !m.sweeping() && now >= next_flush_) {
     next_flush_ = now + kFlushEvery;
     note_peers();
+    note_groups();
     if (auto f = store_->flush_events(); !f) log_.error(702, "store: {}", f.error().message);
   }
   if (!a_.cfg.once || m.sweeping()) return false;
@@ -307,6 +326,11 @@ int Daemon::run() {
                        .started = std::chrono::steady_clock::now()};
 
   manager_ = std::make_unique<sm::SubnetManager>(*transport_, a_.cfg.sm, log_);
+  // Partitions: the default set (one IPoIB broadcast group, P_Key 0xFFFF) until the
+  // partitions file is read.
+  multicast_ = std::make_unique<sm::multicast::Multicast>(
+      log_, sm::multicast::MulticastConfig{.sa = {.pkt_life = a_.cfg.sm.ports.subnet_timeout}});
+  manager_->set_multicast(multicast_.get());
   if (!a_.cfg.db_path.empty()) {
     if (auto r = open_store(); !r) {
       log_.error(700, "store: {}", r.error().message);
@@ -316,6 +340,7 @@ int Daemon::run() {
   log_.set_observer([this](sm::Level l, int code, std::string_view msg) { on_log(l, code, msg); });
   manager_->on_sweep_done = [this](const sm::SweepReport& r) { on_sweep(r); };
   sa_ = std::make_unique<sm::sa::Server>(*transport_, log_);
+  sa_->add_handler(multicast_->mcmember_handler());
   manager_->on_sa_mad = [this](const mad::Packet& mad) { sa_->on_mad(mad); };
   start_control();
   install_signal_handlers();
@@ -343,6 +368,7 @@ int Daemon::run() {
   }
   if (store_) {
     note_peers();
+    note_groups();
     if (auto f = store_->flush_events(); !f) log_.error(702, "store: {}", f.error().message);
   }
   log_.set_observer(nullptr);

@@ -48,7 +48,7 @@ for sm in opensm fabricsm; do
   answers $sm
   if [ $sm = fabricsm ]; then
     # Errors: an attribute it does not serve, a Get matching many records, no such LID.
-    out=$(sa -g); grep -q '0x000c' <<< "$out" && log "MCMemberRecord: status 0x000c (not supported yet)" || fail "saquery -g: $out"
+    out=$(sa -g); grep -q 'ff12:401b:ffff::ffff:ffff' <<< "$out" || fail "saquery -g (the IPoIB broadcast group): $out"
     out=$(sa PR --slid 99999 --dlid 1 2>&1); kill -0 $sm_pid || fail "the daemon died on a bad PathRecord query"
     grep -q 'D0904.*PathRecord' "$work/daemon.log" || fail "no SA debug line for PathRecord"
     st=$("$FABRICSM" status --socket "$work/sm.sock" | head -1)

@@ -1,0 +1,88 @@
+// Multicast forwarding tables: every switch's wanted MFT for all groups (one tree each,
+// tree.h), diffed against what this SM wrote (MftMemory, like the LFTs' LftMemory), so only
+// blocks that differ go out. A block is 32 MLIDs x one position of 16 ports (SMP attribute
+// 0x001B). A switch holds nothing the SM does not know about when its LinearFDBTop read 0
+// (new or rebooted); one whose tables are unknown (another SM's, or this one's before a
+// restart) gets every block of the range in use written. MLIDs beyond a switch's
+// MulticastFDBCap are not programmed there (logged). Where port 0 says
+// IsMulticastFDBTopSupported, SwitchInfo.MulticastFDBTop is set to the end of the last
+// block in use (0xBFFF: none), as OpenSM does.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+#include "sm/fabric_model.h"
+#include "sm/log.h"
+#include "sm/multicast/groups.h"
+#include "sm/smp_client.h"
+#include "sm/topology.h"
+
+namespace sm::multicast {
+
+using MftBlock = std::array<uint16_t, 32>;  // masks of 32 MLIDs at one position
+
+struct MftSwitchMemory {
+  std::map<uint32_t, MftBlock> blocks;  // (block << 4 | position) -> as written; absent: zeros
+};
+using MftMemory = std::unordered_map<Guid, MftSwitchMemory>;
+
+struct MftStats {
+  size_t groups = 0;             // groups with a tree
+  size_t tree_switches = 0;      // (group, switch) pairs on trees
+  size_t over_cap = 0;           // (group, switch) pairs left out: MLID beyond MulticastFDBCap
+  size_t members_missing = 0;    // members whose port the topology does not have
+  uint64_t blocks_written = 0;
+  uint64_t top_sets = 0;         // SwitchInfo Sets for MulticastFDBTop
+  uint64_t failures = 0;
+};
+
+// Everything to send, self-contained (paths, not topology references), so it can run while
+// the next sweep replaces the topology.
+struct MftPlan {
+  struct Write {
+    Guid guid;
+    DrPath path;
+    uint32_t key;  // block << 4 | position
+    MftBlock masks;
+  };
+  struct TopSet {
+    Guid guid;
+    DrPath path;
+    mad::SwitchInfo si;
+  };
+  std::vector<Write> writes;
+  std::vector<TopSet> tops;
+  MftStats stats;
+};
+
+// The plan for `topo` and `groups` against `memory`. Forgets the memory of switches no
+// longer in the topology and, when `fresh` (the topology was just read by a sweep), of
+// switches that hold nothing (LinearFDBTop read 0).
+MftPlan plan_mfts(const Topology& topo, const FabricModel& model, const Registry& groups, MftMemory& memory,
+                  bool fresh, Logger& log);
+
+// Sends a plan; `memory` and `model` learn what was written as answers come. `done` runs
+// when every SMP has been answered or given up.
+class MftWriter {
+ public:
+  MftWriter(SmpClient& client, Logger& log, MftMemory& memory, FabricModel& model)
+      : client_(client), log_(log), memory_(memory), model_(model) {}
+  void start(MftPlan plan, std::function<void(const MftStats&)> done);
+  bool busy() const { return pending_ != 0; }
+
+ private:
+  void end();
+  SmpClient& client_;
+  Logger& log_;
+  MftMemory& memory_;
+  FabricModel& model_;
+  MftStats stats_;
+  size_t pending_ = 0;
+  std::function<void(const MftStats&)> done_;
+};
+
+}  // namespace sm::multicast

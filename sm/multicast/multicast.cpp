@@ -1,0 +1,96 @@
+#include "sm/multicast/multicast.h"
+
+namespace sm::multicast {
+
+Multicast::Multicast(Logger& log, MulticastConfig cfg)
+    : log_(log), cfg_(std::move(cfg)), handler_(groups_, cfg_.sa) {}
+
+size_t Multicast::restore(std::span<const std::vector<uint8_t>> records) {
+  size_t n = 0;
+  for (const auto& rec : records) {
+    auto g = decode_group(rec);
+    if (!g) {
+      log_.error(964, "multicast: a stored group was not restored: {}", g.error().message);
+      continue;
+    }
+    const std::string name = g->mgid.str();
+    const uint16_t mlid = g->mlid.value();
+    if (auto r = groups_.restore(std::move(*g)); !r) {
+      log_.error(964, "multicast: stored group {} was not restored: {}", name, r.error().message);
+      continue;
+    }
+    log_.debug(965, "multicast: group {} restored with MLID 0x{:04x}", name, mlid);
+    ++n;
+  }
+  groups_.take_changed();  // the store holds them already
+  return n;
+}
+
+void Multicast::ensure_partition_groups() {
+  for (const Partition& p : cfg_.partitions.partitions) {
+    if (!p.ipoib) continue;
+    const mad::Gid mgid = mad::ipoib_broadcast_mgid(p.pkey, p.scope);
+    if (Group* g = groups_.find(mgid)) {
+      g->kept = true;  // a client may have created it before the partition said ipoib
+      continue;
+    }
+    // As OpenSM: the full-member P_Key, exact MTU and rate, hop limit 0 for link-local.
+    GroupParams gp;
+    gp.qkey = p.qkey;
+    gp.pkey = static_cast<uint16_t>(p.pkey | 0x8000);
+    gp.mtu = p.mtu;
+    gp.rate = p.rate;
+    gp.sl = p.sl;
+    gp.scope = p.scope;
+    gp.hop_limit = p.scope == 2 ? 0 : 0xFF;
+    gp.pkt_life = cfg_.sa.pkt_life;
+    auto g = groups_.create(mgid, gp, true);
+    if (!g) {
+      log_.error(966, "multicast: IPoIB broadcast group of partition {} (0x{:04x}): {}", p.name, p.pkey,
+                 g.error().message);
+      continue;
+    }
+    log_.info(966, "multicast: IPoIB broadcast group {} of partition {} has MLID 0x{:04x}", mgid.str(), p.name,
+              (*g)->mlid.value());
+  }
+}
+
+void Multicast::program(const Topology& topo, FabricModel& model, SmpClient& client, bool after_sweep,
+                        std::function<void(const MftStats&)> done) {
+  ensure_partition_groups();
+  planned_version_ = groups_.version();
+  MftPlan plan = plan_mfts(topo, model, groups_, memory_, after_sweep, log_);
+  if (!writer_) writer_ = std::make_unique<MftWriter>(client, log_, memory_, model);
+  if (writer_->busy()) {
+    queued_.emplace_back(std::move(plan), std::move(done));
+    return;
+  }
+  run(std::move(plan), std::move(done));
+}
+
+void Multicast::run(MftPlan plan, std::function<void(const MftStats&)> done) {
+  writer_->start(std::move(plan), [this, done = std::move(done)](const MftStats& s) {
+    last_ = s;
+    log_.log(s.blocks_written || s.failures ? Level::info : Level::debug, 961,
+             "multicast: {} group(s) on {} switch table(s), {} MFT block(s) written, {} MulticastFDBTop set(s), "
+             "{} failure(s), {} member(s) not in the subnet",
+             s.groups, s.tree_switches, s.blocks_written, s.top_sets, s.failures, s.members_missing);
+    if (done) done(s);
+    if (!queued_.empty() && !writer_->busy()) {
+      auto next = std::move(queued_.front());
+      queued_.pop_front();
+      run(std::move(next.first), std::move(next.second));
+    }
+  });
+}
+
+std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> Multicast::take_store_changes() {
+  std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> out;
+  for (const mad::Gid& mgid : groups_.take_changed()) {
+    const Group* g = groups_.find(mgid);
+    out.emplace_back(mgid_key(mgid), g ? encode_group(*g) : std::vector<uint8_t>{});
+  }
+  return out;
+}
+
+}  // namespace sm::multicast

@@ -1,0 +1,76 @@
+// Multicast for the SM: the group registry (groups.h), its SA face (MCMemberRecord,
+// mcmember.h), the IPoIB broadcast group of every partition with ipoib set, and the MFTs
+// (tree.h, mft.h). The SubnetManager programs the MFTs after the LFTs of each sweep (the
+// topology may have changed) and, between sweeps, at the next tick after joins or leaves
+// changed a group, so a burst of joins costs one pass. The owner (daemon, tests) keeps it
+// alive as long as the SM and the SA server that borrow it.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "sm/fabric_model.h"
+#include "sm/log.h"
+#include "sm/multicast/groups.h"
+#include "sm/multicast/mcmember.h"
+#include "sm/multicast/mft.h"
+#include "sm/partitions/partitions.h"
+#include "sm/smp_client.h"
+#include "sm/topology.h"
+
+namespace sm::multicast {
+
+struct MulticastConfig {
+  McMemberConfig sa;
+  PartitionSet partitions = PartitionSet::defaults();
+};
+
+class Multicast {
+ public:
+  Multicast(Logger& log, MulticastConfig cfg = {});
+
+  sa::Handler& mcmember_handler() { return handler_; }
+  Registry& groups() { return groups_; }
+  const Registry& groups() const { return groups_; }
+
+  // Groups as the store kept them (encode_group records), before the first sweep so their
+  // MLIDs are taken before anything new is created. A bad record is logged and skipped.
+  // Returns how many came back.
+  size_t restore(std::span<const std::vector<uint8_t>> records);
+  // Creates the IPoIB broadcast group of every ipoib partition that has none yet.
+  void ensure_partition_groups();
+
+  // Whether groups changed since the MFTs were last planned.
+  bool wants_programming() const { return planned_version_ != groups_.version(); }
+  bool busy() const { return writer_ && writer_->busy(); }
+  // Plans every switch's MFT and writes the blocks that differ; `done` (may be empty) runs
+  // when the answers are in. While a pass runs, the next waits for it. `after_sweep`: the
+  // topology was just read (a switch that reads LinearFDBTop 0 was reset: it holds nothing).
+  void program(const Topology& topo, FabricModel& model, SmpClient& client, bool after_sweep,
+               std::function<void(const MftStats&)> done);
+  // What switches hold is no longer known (this SM stood by; another may have written).
+  void forget_tables() { memory_.clear(); }
+  const MftMemory& memory() const { return memory_; }
+  const MftStats& last_stats() const { return last_; }
+
+  // Groups changed since the last call, for the store: (key = MGID, record; empty = gone).
+  std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> take_store_changes();
+
+ private:
+  void run(MftPlan plan, std::function<void(const MftStats&)> done);
+
+  Logger& log_;
+  MulticastConfig cfg_;
+  Registry groups_;
+  McMemberHandler handler_;
+  MftMemory memory_;
+  std::unique_ptr<MftWriter> writer_;
+  std::deque<std::pair<MftPlan, std::function<void(const MftStats&)>>> queued_;
+  uint64_t planned_version_ = UINT64_MAX;
+  MftStats last_;
+};
+
+}  // namespace sm::multicast

@@ -1,0 +1,35 @@
+// One spanning tree per multicast group over the switches that connect its members, and
+// the MFT port masks it gives each switch on it.
+//
+// The root is the switch on which the members' switches are closest together (smallest
+// largest hop count to any of them, then smallest sum, then lowest GUID: deterministic). A
+// BFS from the root over switch-to-switch links, taking neighbours in (NodeId, port) order,
+// gives every switch one parent link; the tree is the union of the member switches' paths to
+// the root, so it has no cycle by construction (one link per parent, even with parallel
+// cables). A switch forwards a packet on every masked port but the one it came in by, so a
+// mask holds the switch's tree links and its receiving members' ports (send-only members
+// are reached for sending, not given packets).
+#pragma once
+
+#include <bitset>
+#include <cstddef>
+#include <vector>
+
+#include "sm/multicast/groups.h"
+#include "sm/topology.h"
+
+namespace sm::multicast {
+
+using PortMask = std::bitset<256>;  // bit p: port p (0 = the switch's own port)
+
+struct GroupTree {
+  NodeId root = kNoNode;
+  std::vector<std::pair<NodeId, PortMask>> switches;  // by NodeId, only switches on the tree
+  size_t members_found = 0;    // members whose port is in the topology
+  size_t members_missing = 0;  // members not in it (gone, or not yet found)
+  size_t members_cut_off = 0;  // members whose switch no path reaches from the root
+};
+
+GroupTree build_tree(const Topology& topo, const Group& group);
+
+}  // namespace sm::multicast
