@@ -23,6 +23,7 @@
 #include <string>
 
 #include "ha/agent.h"
+#include "mad/notice.h"
 #include "mad/sm_info.h"
 #include "mad/transactions.h"
 #include "routing/engine.h"
@@ -136,6 +137,9 @@ class SubnetManager {
   std::function<void(const ha::Note&)> on_ha_note;
   // SA MADs (class 0x03) that are not answers to this SM's own requests: the SA server's.
   std::function<void(const mad::Packet&)> on_sa_mad;
+  // Every well-formed trap Notice the SM received, after it acted on it (the SA reports it
+  // to the subscribers).
+  std::function<void(const mad::Notice&)> on_notice;
 
  private:
   void begin_sweep(bool heavy, std::string trigger);

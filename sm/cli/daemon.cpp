@@ -12,7 +12,10 @@
 #include "mad/umad_transport.h"
 #include "sm/cli/daemon_status.h"
 #include "sm/event_loop.h"
+#include "sm/sa/reports.h"
 #include "sm/sa/server.h"
+#include "sm/sa/services.h"
+#include "sm/sa/subscriptions.h"
 #include "sm/service/control.h"
 #include "sm/service/notify.h"
 #include "sm/store/store.h"
@@ -74,6 +77,7 @@ class Daemon {
   void serve_control();
   void note_peers();
   void log_lids() const;
+  void start_sa_state();
 
   DaemonArgs a_;
   sm::Logger& log_;
@@ -82,6 +86,11 @@ class Daemon {
   std::unique_ptr<sm::store::Store> store_;
   std::unique_ptr<sm::service::ControlServer> control_;
   std::unique_ptr<sm::sa::Server> sa_;
+  // SA state clients create (services, subscriptions) and the Reports to subscribers.
+  std::unique_ptr<sm::sa::Services> services_;
+  std::unique_ptr<sm::sa::Subscriptions> subscriptions_;
+  std::unique_ptr<sm::sa::Reporter> reporter_;
+  std::shared_ptr<const sm::sa::Index> index_;  // the SA's current one, for the next comparison
   sm::service::Notifier notify_ = sm::service::Notifier::from_environment();
   StatusContext ctx_;
   bool ready_sent_ = false;
@@ -162,18 +171,41 @@ void Daemon::log_lids() const {
   }
 }
 
+void Daemon::start_sa_state() {
+  services_ = std::make_unique<sm::sa::Services>(sm::sa::Clocks{transport_->clock(), wall_ms});
+  subscriptions_ = std::make_unique<sm::sa::Subscriptions>();
+  reporter_ = std::make_unique<sm::sa::Reporter>(*transport_, *subscriptions_, log_);
+  sa_->add_handler(*services_);
+  sa_->add_handler(*subscriptions_);
+  if (!store_) return;
+  auto keep = [this](sm::store::SaObject o) { store_->note_sa_object(std::move(o)); };
+  services_->on_change = keep;
+  subscriptions_->on_change = keep;
+  auto objs = store_->load_sa_objects();
+  if (!objs) {
+    log_.error(705, "store: SA objects not read back: {}", objs.error().message);
+    return;
+  }
+  const size_t s = services_->load(*objs), i = subscriptions_->load(*objs);
+  if (s || i) log_.info(706, "store: {} service record(s), {} event subscription(s) read back", s, i);
+}
+
 void Daemon::on_sweep(const sm::SweepReport& r) {
   log_lids();
   // What a master's sweep configured: the SA answers from it, the store commits it. A
   // standby's walk changes nothing it owns (no SA answers); its events still go out.
   const bool configured = manager_->state() == mad::SmState::master && !r.engine.empty();
   if (configured) {
-    sa_->set_index(std::make_shared<const sm::sa::Index>(sm::sa::Index::build(
+    auto ix = std::make_shared<const sm::sa::Index>(sm::sa::Index::build(
         manager_->topology(), manager_->model(), manager_->tables(), manager_->ha_role().self_info(false),
-        a_.cfg.sm.ports.switch_life_time)));
+        a_.cfg.sm.ports.switch_life_time));
+    reporter_->on_index(index_.get(), ix);  // traps 64/65 for the end ports that came and went
+    index_ = ix;
   } else {
-    sa_->set_index(nullptr);
+    index_.reset();
+    reporter_->on_index(nullptr, nullptr);
   }
+  sa_->set_index(index_);
   if (!store_) return;
   note_peers();
   if (!configured) {
@@ -259,8 +291,14 @@ bool Daemon::tick() {
   }
   if (g_reload.exchange(false)) reload();
   if (control_) serve_control();
-  if (m.state() != mad::SmState::master) sa_->set_index(nullptr);
+  if (m.state() != mad::SmState::master && index_) {
+    index_.reset();
+    sa_->set_index(nullptr);
+    reporter_->on_index(nullptr, nullptr);
+  }
   sa_->on_tick(!m.sweeping());
+  services_->expire();
+  reporter_->on_tick();
   if (!ready_sent_ && ((m.subnet_up() && m.state() == mad::SmState::master) || m.state() == mad::SmState::standby)) {
     ready_sent_ = true;
     (void)notify_.send(fmt::format("READY=1\nSTATUS={}", status_summary(m)));
@@ -316,7 +354,12 @@ int Daemon::run() {
   log_.set_observer([this](sm::Level l, int code, std::string_view msg) { on_log(l, code, msg); });
   manager_->on_sweep_done = [this](const sm::SweepReport& r) { on_sweep(r); };
   sa_ = std::make_unique<sm::sa::Server>(*transport_, log_);
-  manager_->on_sa_mad = [this](const mad::Packet& mad) { sa_->on_mad(mad); };
+  start_sa_state();
+  manager_->on_sa_mad = [this](const mad::Packet& mad) {
+    if (mad.mad[3] == mad::sa_method::report_resp) reporter_->on_report_resp(mad);
+    else sa_->on_mad(mad);
+  };
+  manager_->on_notice = [this](const mad::Notice& n) { reporter_->on_notice(n); };
   start_control();
   install_signal_handlers();
   manager_->start();
