@@ -160,6 +160,9 @@ mad::ClassPortInfo class_port_info() {
   c.base_version = 1;
   c.class_version = mad::kSaClassVersion;
   c.resp_time = 18;  // 4.096 us * 2^18 = 1.07 s, as the SM's other timeouts
+  // CapabilityMask2 IsMulticastFDBTopSupported (IBA 1.3 Table 205): SwitchInfoRecords carry
+  // the switch's MulticastFDBTop (saquery shows it only then).
+  c.capability_mask2 = 1u << 3;
   return c;
 }
 
