@@ -90,7 +90,7 @@ class Daemon {
   std::unique_ptr<sm::sa::Services> services_;
   std::unique_ptr<sm::sa::Subscriptions> subscriptions_;
   std::unique_ptr<sm::sa::Reporter> reporter_;
-  std::shared_ptr<const sm::sa::Index> index_;  // the SA's current one, for the next comparison
+  std::shared_ptr<const sm::sa::Index> index_;  // of the last sweep that configured the subnet
   sm::service::Notifier notify_ = sm::service::Notifier::from_environment();
   StatusContext ctx_;
   bool ready_sent_ = false;
@@ -201,11 +201,10 @@ void Daemon::on_sweep(const sm::SweepReport& r) {
         a_.cfg.sm.ports.switch_life_time));
     reporter_->on_index(index_.get(), ix);  // traps 64/65 for the end ports that came and went
     index_ = ix;
+    sa_->set_index(ix);
   } else {
-    index_.reset();
-    reporter_->on_index(nullptr, nullptr);
+    sa_->set_index(nullptr);  // index_ stays: the next configured sweep is compared with it
   }
-  sa_->set_index(index_);
   if (!store_) return;
   note_peers();
   if (!configured) {
@@ -291,10 +290,12 @@ bool Daemon::tick() {
   }
   if (g_reload.exchange(false)) reload();
   if (control_) serve_control();
-  if (m.state() != mad::SmState::master && index_) {
-    index_.reset();
+  if (m.state() != mad::SmState::master) {
     sa_->set_index(nullptr);
-    reporter_->on_index(nullptr, nullptr);
+    if (index_) {  // a new master has no earlier view to compare with
+      index_.reset();
+      reporter_->on_index(nullptr, nullptr);
+    }
   }
   sa_->on_tick(!m.sweeping());
   services_->expire();
