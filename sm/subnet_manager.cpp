@@ -402,6 +402,7 @@ void SubnetManager::on_trap(const mad::Packet& p, const mad::Smp& trap) {
     log_.debug(605, "trap 144 from LID {} (port {})", notice->issuer_lid, port);
     if (!port.is_zero()) ha_.sm_port_changed(port);
   }
+  if (on_notice) on_notice(*notice);
 }
 
 SubnetManager::Progress SubnetManager::progress() const {

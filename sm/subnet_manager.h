@@ -23,6 +23,7 @@
 #include <string>
 
 #include "ha/agent.h"
+#include "mad/notice.h"
 #include "mad/sm_info.h"
 #include "mad/transactions.h"
 #include "routing/engine.h"
@@ -145,6 +146,9 @@ class SubnetManager {
   // Multicast groups and their MFTs (borrowed; none: no multicast): programmed after the LFTs
   // of every sweep, and at the next tick after joins and leaves changed a group.
   void set_multicast(multicast::Multicast* m) { mc_ = m; }
+  // Every well-formed trap Notice the SM received, after it acted on it (the SA reports it
+  // to the subscribers).
+  std::function<void(const mad::Notice&)> on_notice;
 
  private:
   void begin_sweep(bool heavy, std::string trigger);

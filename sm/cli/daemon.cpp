@@ -13,7 +13,10 @@
 #include "sm/cli/daemon_status.h"
 #include "sm/event_loop.h"
 #include "sm/multicast/multicast.h"
+#include "sm/sa/reports.h"
 #include "sm/sa/server.h"
+#include "sm/sa/services.h"
+#include "sm/sa/subscriptions.h"
 #include "sm/service/control.h"
 #include "sm/service/notify.h"
 #include "sm/store/store.h"
@@ -76,6 +79,7 @@ class Daemon {
   void note_peers();
   void log_lids() const;
   void note_groups();
+  void start_sa_state();
 
   DaemonArgs a_;
   sm::Logger& log_;
@@ -85,6 +89,12 @@ class Daemon {
   std::unique_ptr<sm::service::ControlServer> control_;
   std::unique_ptr<sm::sa::Server> sa_;
   std::unique_ptr<sm::multicast::Multicast> multicast_;
+  // SA state clients create (services, subscriptions) and the Reports to subscribers.
+  std::unique_ptr<sm::sa::Services> services_;
+  std::unique_ptr<sm::sa::Subscriptions> subscriptions_;
+  std::unique_ptr<sm::sa::Reporter> reporter_;
+  std::shared_ptr<const sm::sa::Index> index_;  // of the last sweep that configured the subnet
+  std::vector<sm::store::SaObject> restored_;     // read from the store, until handed out
   sm::service::Notifier notify_ = sm::service::Notifier::from_environment();
   StatusContext ctx_;
   bool ready_sent_ = false;
@@ -114,8 +124,9 @@ mad::Result<void> Daemon::open_store() {
   manager_->lft_memory() = std::move(*tables);
   auto objects = store_->load_sa_objects();
   if (!objects) return std::unexpected(objects.error());
+  restored_ = std::move(*objects);  // services and subscriptions: start_sa_state()
   std::vector<std::vector<uint8_t>> groups;
-  for (const auto& o : *objects)
+  for (const auto& o : restored_)
     if (o.kind == "mcgroup") groups.push_back(o.record);
   if (!groups.empty())
     log_.info(705, "store: {} of {} multicast groups restored", multicast_->restore(groups), groups.size());
@@ -179,17 +190,35 @@ void Daemon::note_groups() {
     store_->note_sa_object({.kind = "mcgroup", .key = std::move(key), .record = std::move(record)});
 }
 
+void Daemon::start_sa_state() {
+  services_ = std::make_unique<sm::sa::Services>(sm::sa::Clocks{transport_->clock(), wall_ms});
+  subscriptions_ = std::make_unique<sm::sa::Subscriptions>();
+  reporter_ = std::make_unique<sm::sa::Reporter>(*transport_, *subscriptions_, log_);
+  sa_->add_handler(*services_);
+  sa_->add_handler(*subscriptions_);
+  if (!store_) return;
+  auto keep = [this](sm::store::SaObject o) { store_->note_sa_object(std::move(o)); };
+  services_->on_change = keep;
+  subscriptions_->on_change = keep;
+  const size_t s = services_->load(restored_), i = subscriptions_->load(restored_);
+  restored_.clear();
+  if (s || i) log_.info(706, "store: {} service record(s), {} event subscription(s) read back", s, i);
+}
+
 void Daemon::on_sweep(const sm::SweepReport& r) {
   log_lids();
   // What a master's sweep configured: the SA answers from it, the store commits it. A
   // standby's walk changes nothing it owns (no SA answers); its events still go out.
   const bool configured = manager_->state() == mad::SmState::master && !r.engine.empty();
   if (configured) {
-    sa_->set_index(std::make_shared<const sm::sa::Index>(sm::sa::Index::build(
+    auto ix = std::make_shared<const sm::sa::Index>(sm::sa::Index::build(
         manager_->topology(), manager_->model(), manager_->tables(), manager_->ha_role().self_info(false),
-        a_.cfg.sm.ports.switch_life_time)));
+        a_.cfg.sm.ports.switch_life_time));
+    reporter_->on_index(index_.get(), ix);  // traps 64/65 for the end ports that came and went
+    index_ = ix;
+    sa_->set_index(ix);
   } else {
-    sa_->set_index(nullptr);
+    sa_->set_index(nullptr);  // index_ stays: the next configured sweep is compared with it
   }
   if (!store_) return;
   note_peers();
@@ -277,8 +306,16 @@ bool Daemon::tick() {
   }
   if (g_reload.exchange(false)) reload();
   if (control_) serve_control();
-  if (m.state() != mad::SmState::master) sa_->set_index(nullptr);
+  if (m.state() != mad::SmState::master) {
+    sa_->set_index(nullptr);
+    if (index_) {  // a new master has no earlier view to compare with
+      index_.reset();
+      reporter_->on_index(nullptr, nullptr);
+    }
+  }
   sa_->on_tick(!m.sweeping());
+  services_->expire();
+  reporter_->on_tick();
   if (!ready_sent_ && ((m.subnet_up() && m.state() == mad::SmState::master) || m.state() == mad::SmState::standby)) {
     ready_sent_ = true;
     (void)notify_.send(fmt::format("READY=1\nSTATUS={}", status_summary(m)));
@@ -341,7 +378,12 @@ int Daemon::run() {
   manager_->on_sweep_done = [this](const sm::SweepReport& r) { on_sweep(r); };
   sa_ = std::make_unique<sm::sa::Server>(*transport_, log_);
   sa_->add_handler(multicast_->mcmember_handler());
-  manager_->on_sa_mad = [this](const mad::Packet& mad) { sa_->on_mad(mad); };
+  start_sa_state();
+  manager_->on_sa_mad = [this](const mad::Packet& mad) {
+    if (mad.mad[3] == mad::sa_method::report_resp) reporter_->on_report_resp(mad);
+    else sa_->on_mad(mad);
+  };
+  manager_->on_notice = [this](const mad::Notice& n) { reporter_->on_notice(n); };
   start_control();
   install_signal_handlers();
   manager_->start();

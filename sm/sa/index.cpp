@@ -73,6 +73,7 @@ Index Index::build(const Topology& topo, const FabricModel& model, const routing
   smr.info = sm_info;
   smr.info.sm_key = 0;  // never handed out
   put(ix.sm_info_records_, smr.lid, smr);
+  ix.build_fabric_records(topo, model);
   return ix;
 }
 

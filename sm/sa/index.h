@@ -3,7 +3,8 @@
 // (CA ports, switch port 0), lookups by LID and by port GUID, and PathRecords computed by
 // walking the programmed LFTs from source to destination (MTU and rate are the smallest on the
 // way). Records are kept encoded, so a query is a filter over bytes; the ones keyed by LID are
-// reached directly.
+// reached directly. SwitchInfo, Link and GUIDInfo records come from the same snapshot,
+// LFTRecords from the tables the SM programmed (index_records.cpp).
 #pragma once
 
 #include <optional>
@@ -54,6 +55,19 @@ class Index {
   const Records& node_records() const { return node_records_; }
   const Records& port_records() const { return port_records_; }
   const Records& sm_info_records() const { return sm_info_records_; }
+  const Records& switch_info_records() const { return switch_info_records_; }
+  const Records& link_records() const { return link_records_; }        // by FromLID
+  const Records& guid_info_records() const { return guid_info_records_; }
+  // LFTRecords are made on demand from the programmed tables (every block of every switch
+  // kept encoded would be 2,000 switches x 768 blocks x 72 bytes on the largest subnet).
+  struct LftSwitch {
+    Lid lid;
+    NodeId node;
+  };
+  const std::vector<LftSwitch>& lft_switches() const { return lft_switches_; }  // by LID
+  const LftSwitch* lft_switch(Lid lid) const;
+  uint16_t lft_blocks() const;  // blocks per switch: 0 .. max LID / 64
+  mad::LftRecord lft_record(const LftSwitch& sw, uint16_t block) const;
   const Endport* by_lid(Lid lid) const;
   const Endport* by_guid(Guid port_guid) const;
   // The path the LFTs give from `src` to `dst` (nullopt: not routed, a loop, or a dead link).
@@ -67,6 +81,10 @@ class Index {
   std::unordered_map<uint16_t, size_t> by_lid_;
   std::unordered_map<Guid, size_t> by_guid_;
   Records node_records_, port_records_, sm_info_records_;
+  Records switch_info_records_, link_records_, guid_info_records_;
+  std::vector<LftSwitch> lft_switches_;
+  // SwitchInfo, Link, GUIDInfo records and the LFT switch list (index_records.cpp).
+  void build_fabric_records(const Topology& topo, const FabricModel& model);
   uint8_t packet_life_ = 18;
 };
 

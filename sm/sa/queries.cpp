@@ -45,6 +45,34 @@ Result filter(const Index::Records& recs, std::span<const uint8_t> query, uint64
   return r;
 }
 
+// LFTRecords, made from the programmed tables as they are asked for; LID and block in the
+// mask reach their switch and block directly.
+Result lft_records(const Index& ix, std::span<const uint8_t> query, uint64_t mask) {
+  const auto fields = mad::LftRecord::components();
+  if (mad::unknown_components(mask, fields.size())) return fail(mad::sa_status::req_invalid);
+  Result r;
+  std::span<const Index::LftSwitch> sws = ix.lft_switches();
+  if (mask & 1) {
+    const Index::LftSwitch* s = ix.lft_switch(mad::Lid(static_cast<uint16_t>(mad::get_field(query, fields[0]))));
+    sws = s ? std::span<const Index::LftSwitch>(s, 1) : std::span<const Index::LftSwitch>();
+  }
+  uint32_t first = 0, last = ix.lft_blocks();
+  if (mask & 2) {
+    first = static_cast<uint32_t>(mad::get_field(query, fields[1]));
+    last = std::min<uint32_t>(last, first + 1);
+  }
+  std::vector<uint8_t> rec(mad::LftRecord::kSize);
+  for (const Index::LftSwitch& s : sws) {
+    for (uint32_t b = first; b < last; ++b) {
+      std::fill(rec.begin(), rec.end(), 0);
+      ix.lft_record(s, static_cast<uint16_t>(b)).encode(rec);
+      if (mad::components_match(query, rec, mask, fields)) r.records.push_back(rec);
+      if (r.records.size() >= kMaxRecords) return r;
+    }
+  }
+  return r;
+}
+
 // Selector comparisons (IBA 15.2.5.16): 0 greater than, 1 less than, 2 exactly, 3 best.
 bool selected(uint8_t selector, unsigned have, unsigned want) {
   switch (selector) {
@@ -132,6 +160,9 @@ mad::ClassPortInfo class_port_info() {
   c.base_version = 1;
   c.class_version = mad::kSaClassVersion;
   c.resp_time = 18;  // 4.096 us * 2^18 = 1.07 s, as the SM's other timeouts
+  // CapabilityMask2 IsMulticastFDBTopSupported (IBA 1.3 Table 205): SwitchInfoRecords carry
+  // the switch's MulticastFDBTop (saquery shows it only then).
+  c.capability_mask2 = 1u << 3;
   return c;
 }
 
@@ -198,6 +229,22 @@ Answer answer_query(const Index* ix, std::span<Handler* const> handlers, const m
     case mad::sa_attr::sm_info_record:
       size = mad::SmInfoRecord::kSize;
       r = filter(ix->sm_info_records(), data, req->comp_mask, mad::SmInfoRecord::components());
+      break;
+    case mad::sa_attr::switch_info_record:
+      size = mad::SwitchInfoRecord::kSize;
+      r = filter(ix->switch_info_records(), data, req->comp_mask, mad::SwitchInfoRecord::components());
+      break;
+    case mad::sa_attr::link_record:
+      size = mad::LinkRecord::kSize;
+      r = filter(ix->link_records(), data, req->comp_mask, mad::LinkRecord::components());
+      break;
+    case mad::sa_attr::guid_info_record:
+      size = mad::GuidInfoRecord::kSize;
+      r = filter(ix->guid_info_records(), data, req->comp_mask, mad::GuidInfoRecord::components());
+      break;
+    case mad::sa_attr::lft_record:
+      size = mad::LftRecord::kSize;
+      r = lft_records(*ix, data, req->comp_mask);
       break;
     case mad::sa_attr::path_record:
       size = PathRecord::kSize;

@@ -174,7 +174,7 @@ TEST_CASE("SA: bad requests get the IBA status, never a crash") {
   // Unknown component bits, an attribute not served, a method not served, a bad class version.
   auto a = ask(f, request(mad::sa_method::get_table, mad::sa_attr::node_record, 1ull << 40));
   CHECK(a.response.header.status == mad::sa_status::req_invalid);
-  a = ask(f, request(mad::sa_method::get, mad::sa_attr::link_record, 0));
+  a = ask(f, request(mad::sa_method::get, mad::sa_attr::trace_record, 0));
   CHECK(a.response.header.status == mad::status::unsupported_method_attr);
   a = ask(f, request(mad::sa_method::del, mad::sa_attr::path_record, P::c_slid));
   CHECK(a.response.header.status == mad::status::unsupported_method_attr);  // the index is read-only
