@@ -62,11 +62,15 @@ bool SubnetManager::reconfigure(const SmConfig& next) {
   cfg_.ports = next.ports;
   cfg_.sweep_interval = next.sweep_interval;
   cfg_.retry_interval = next.retry_interval;
+  const bool repartition = !(next.partitions == cfg_.partitions);
+  cfg_.partitions = next.partitions;
   if (reroute) {
     routed_.reset();  // routes made under the old settings are no base for a repair
     request_sweep("configuration reloaded");
+  } else if (repartition) {
+    request_sweep("partitions changed");
   }
-  return reroute;
+  return reroute || repartition;
 }
 
 void SubnetManager::begin_sweep(bool heavy, std::string trigger) {
@@ -172,6 +176,7 @@ void SubnetManager::assign_and_route() {
   phase_fabric_ = now();
   phase_ = "programming";
   const Lid sm_lid = topo.port(topo.sm_node(), topo.sm_port()).lid;
+  forget_reset_ports(pkey_memory_, model_);  // before the Programmer records its Sets
   programmer_ = std::make_unique<Programmer>(client_, log_, lft_memory_, model_);
   programmer_->start(topo, tables_, sm_lid, cfg_.ports, [this] { after_programming(); });
 }
@@ -242,7 +247,7 @@ void SubnetManager::after_programming() {
   const bool ok = programmer_->ok() && report_.lids.unassigned == 0;
   programmer_.reset();
   if (std::exchange(forget_tables_, false)) lft_memory_.clear();
-  finish(ok, ok ? "" : "programming failed on some nodes");
+  program_partitions(ok);
 }
 
 void SubnetManager::finish(bool up, std::string failure) {
