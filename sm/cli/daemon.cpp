@@ -168,9 +168,10 @@ void Daemon::on_sweep(const sm::SweepReport& r) {
   // standby's walk changes nothing it owns (no SA answers); its events still go out.
   const bool configured = manager_->state() == mad::SmState::master && !r.engine.empty();
   if (configured) {
-    sa_->set_index(std::make_shared<const sm::sa::Index>(sm::sa::Index::build(
-        manager_->topology(), manager_->model(), manager_->tables(), manager_->ha_role().self_info(false),
-        a_.cfg.sm.ports.switch_life_time)));
+    auto ix = sm::sa::Index::build(manager_->topology(), manager_->model(), manager_->tables(),
+                                   manager_->ha_role().self_info(false), a_.cfg.sm.ports.switch_life_time);
+    ix.add_pkey_tables(manager_->pkey_memory());
+    sa_->set_index(std::make_shared<const sm::sa::Index>(std::move(ix)));
   } else {
     sa_->set_index(nullptr);
   }

@@ -15,6 +15,7 @@
 #include "mad/sa_records.h"
 #include "routing/tables.h"
 #include "sm/fabric_model.h"
+#include "sm/partitions/pkey_programmer.h"
 #include "sm/topology.h"
 
 namespace sm::sa {
@@ -54,6 +55,10 @@ class Index {
   const Records& node_records() const { return node_records_; }
   const Records& port_records() const { return port_records_; }
   const Records& sm_info_records() const { return sm_info_records_; }
+  const Records& pkey_records() const { return pkey_records_; }
+  // P_KeyTableRecords: every block of every end port's and switch port's P_Key table this SM
+  // knows (sm/sa/pkey_records.cpp); call after build().
+  void add_pkey_tables(const PKeyMemory& memory);
   const Endport* by_lid(Lid lid) const;
   const Endport* by_guid(Guid port_guid) const;
   // The path the LFTs give from `src` to `dst` (nullopt: not routed, a loop, or a dead link).
@@ -66,7 +71,7 @@ class Index {
   std::vector<Endport> endports_;
   std::unordered_map<uint16_t, size_t> by_lid_;
   std::unordered_map<Guid, size_t> by_guid_;
-  Records node_records_, port_records_, sm_info_records_;
+  Records node_records_, port_records_, sm_info_records_, pkey_records_;
   uint8_t packet_life_ = 18;
 };
 

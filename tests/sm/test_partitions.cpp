@@ -9,7 +9,10 @@
 #include <map>
 
 #include "harness.h"
+#include "mad/sa_mad.h"
+#include "mad/sa_records.h"
 #include "sm/config.h"
+#include "sm/sa/queries.h"
 
 namespace {
 
@@ -177,4 +180,65 @@ TEST_CASE("partitions: a rebooted CA gets its table back") {
   REQUIRE(run.run_for(std::chrono::seconds(3)));
   CHECK(run.fabric->node(ca[6]).ports[1].state == mad::PortState::active);
   CHECK(held(run.fabric->node(ca[6]).ports[1]) == std::vector<uint16_t>{0xFFFF, 0x8123});
+}
+
+TEST_CASE("partitions: the SA answers P_KeyTableRecord from what was programmed") {
+  sim::FabricSpec spec = *sim::make_fat_tree(2, 8);
+  smtest::Run probe(spec);
+  const auto ca = cas(*probe.fabric);
+  const uint64_t g = probe.fabric->node(ca[2]).ports[1].guid.value();
+  sm::SmConfig cfg;
+  cfg.partitions = parse(fmt::format("x=0x0042 : 0x{:016x}=limited ;", g));
+  smtest::Run run(spec, cfg);
+  REQUIRE(run.until_idle());
+  auto ix = sm::sa::Index::build(run.sm->topology(), run.sm->model(), run.sm->tables(),
+                                 run.sm->ha_role().self_info(false), 18);
+  ix.add_pkey_tables(run.sm->pkey_memory());
+  const sim::SimPort& port = run.fabric->node(ca[2]).ports[1];
+  auto ask = [&](uint8_t method, uint64_t mask, const mad::PKeyTableRecord& q) {
+    mad::SaMad m;
+    m.header.method = method;
+    m.header.attr_id = mad::sa_attr::pkey_table_record;
+    m.header.tid = 7;
+    m.comp_mask = mask;
+    q.encode(std::span(m.data).first(mad::PKeyTableRecord::kSize));
+    return sm::sa::answer_query(&ix, {}, mad::encode_sa_mad(m), {}, 0xFE80000000000000ULL);
+  };
+  mad::PKeyTableRecord q;
+  q.lid = mad::Lid(port.lid);
+  // GetTable by LID: both blocks of the CA port's 64-entry table, as the port holds them.
+  auto a = ask(mad::sa_method::get_table, 1, q);
+  REQUIRE(a.respond);
+  CHECK(a.response.header.status == 0);
+  const size_t stride = size_t{a.response.attr_offset} * 8;
+  REQUIRE(a.payload.size() == 2 * stride);
+  for (uint16_t b = 0; b < 2; ++b) {
+    auto r = mad::PKeyTableRecord::decode(std::span(a.payload).subspan(b * stride, mad::PKeyTableRecord::kSize));
+    REQUIRE(r);
+    CHECK(r->lid == q.lid);
+    CHECK(r->block == b);
+    CHECK(r->port == mad::PortNum(1));
+    for (size_t i = 0; i < 32; ++i) CHECK(r->table.pkeys[i] == port.pkeys[b * 32 + i]);
+  }
+  // Get of block 0: 0xFFFF, then the limited 0x0042.
+  q.block = 0;
+  a = ask(mad::sa_method::get, 1 | 2, q);
+  CHECK(a.response.header.status == 0);
+  auto r = mad::PKeyTableRecord::decode(std::span(a.response.data).first(mad::PKeyTableRecord::kSize));
+  REQUIRE(r);
+  CHECK(r->table.pkeys[0] == 0xFFFF);
+  CHECK(r->table.pkeys[1] == 0x0042);
+  // A switch's port facing that CA: at the switch's LID, with its port number.
+  const sim::SimNode& sw = run.fabric->node(port.peer);
+  q.lid = mad::Lid(sw.ports[0].lid);
+  q.port = mad::PortNum(port.peer_port);
+  a = ask(mad::sa_method::get, 1 | 2 | 4, q);
+  CHECK(a.response.header.status == 0);
+  r = mad::PKeyTableRecord::decode(std::span(a.response.data).first(mad::PKeyTableRecord::kSize));
+  REQUIRE(r);
+  CHECK(r->table.pkeys[1] == 0x0042);
+  // No such block: no records.
+  q.block = 5;
+  a = ask(mad::sa_method::get, 1 | 2 | 4, q);
+  CHECK(a.response.header.status == mad::sa_status::no_records);
 }
