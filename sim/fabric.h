@@ -58,6 +58,8 @@ struct SimPort {
   uint32_t client_rereg_count = 0;  // how often an SM asked this port to re-register
   uint32_t lid_changes = 0;         // how often a Set changed this port's LID
   std::vector<uint16_t> pkeys;      // P_Key table (index 0 = default 0xFFFF)
+  uint64_t pkey_blocks_written = 0; // P_KeyTable Sets received for this port
+  bool pkey_enforce_in = false, pkey_enforce_out = false;  // switch external ports
   std::array<uint8_t, 8> sl2vl{};
   std::vector<uint8_t> vlarb;       // 4 blocks x 64 bytes, allocated on first Set
   double drop_rate = 0.0;           // MAD loss on this port, per crossing, both directions

@@ -2,6 +2,8 @@
 // hardware sends when its links change.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "mad/attributes.h"
 #include "sim/fabric.h"
 
@@ -123,6 +125,9 @@ mad::Result<void> SimFabric::restore_node(NodeIdx node) {
     p.sm_lid = 0;
     p.mkey = 0;
     p.client_rereg = false;
+    std::fill(p.pkeys.begin(), p.pkeys.end(), uint16_t{0});
+    if (!p.pkeys.empty()) p.pkeys[0] = 0xFFFF;
+    p.pkey_enforce_in = p.pkey_enforce_out = false;
     if (!n.is_switch() || p.num != 0) {
       p.state = mad::PortState::down;
       p.phys = mad::PhysState::polling;

@@ -52,6 +52,8 @@ mad::PortInfo port_info_of(const SimNode& n, const SimPort& p, uint8_t in_port) 
   pi.subnet_timeout = p.subnet_timeout;
   pi.resp_time_value = p.resp_time;
   pi.capability_mask2 = 0;
+  pi.partition_enforcement_inbound = p.pkey_enforce_in;
+  pi.partition_enforcement_outbound = p.pkey_enforce_out;
   return pi;
 }
 
@@ -189,6 +191,7 @@ void SimFabric::process_smp(NodeIdx ni, uint8_t in_port, mad::Smp& smp, uint16_t
         if (is_set) {
           const auto t = mad::PKeyTable::decode(smp.data).value_or(mad::PKeyTable{});
           std::copy_n(t.pkeys.begin(), count, keys.begin() + static_cast<ptrdiff_t>(base));
+          ++n.ports[pn].pkey_blocks_written;
         }
         mad::PKeyTable out;
         std::copy_n(keys.begin() + static_cast<ptrdiff_t>(base), count, out.pkeys.begin());
@@ -287,6 +290,10 @@ uint16_t SimFabric::apply_port_info(NodeIdx ni, uint8_t pn, const mad::PortInfo&
   p.vl_stall = req.vl_stall_count;
   p.subnet_timeout = req.subnet_timeout;
   p.vl_high_limit = req.vl_high_limit;
+  if (n.is_switch() && pn != 0 && n.sw->pkey_enforce_cap > 0) {
+    p.pkey_enforce_in = req.partition_enforcement_inbound;
+    p.pkey_enforce_out = req.partition_enforcement_outbound;
+  }
   if (req.operational_vls) p.op_vls = req.operational_vls;
   if (req.neighbor_mtu) p.neighbor_mtu = req.neighbor_mtu;
   if (req.link_width_enabled)

@@ -11,6 +11,7 @@
 
 #include "routing/engine.h"
 #include "routing/hints.h"
+#include "sm/partitions/partitions.h"
 
 namespace po = boost::program_options;
 
@@ -160,6 +161,9 @@ const std::vector<Option>& table() {
          return {};
        },
        [](const DaemonConfig& c) { return c.sm.routing.hints_file; }},
+      text("partition_config_file",
+           "partitions file, in a subset of OpenSM's partitions.conf syntax (empty: Default=0x7fff, ipoib : ALL=full)",
+           &DaemonConfig::partition_config_file),
       // Port parameters
       num("lmc", "LID mask control for CA ports: 2^lmc LIDs each (0..7)", 0, 7,
           [](DaemonConfig& c, int64_t v) { c.sm.ports.lmc = static_cast<uint8_t>(v); },
@@ -361,6 +365,11 @@ mad::Result<DaemonConfig> load_config(const std::string& file, const po::variabl
     auto hints = routing::load_hints(cfg.sm.routing.hints_file);
     if (!hints) return std::unexpected(hints.error());
     cfg.sm.routing.hints = std::move(*hints);
+  }
+  if (!cfg.partition_config_file.empty()) {  // a bad file: file:line, and nothing changes
+    auto parts = load_partitions(cfg.partition_config_file);
+    if (!parts) return std::unexpected(parts.error());
+    cfg.sm.partitions = std::move(*parts);
   }
   return cfg;
 }

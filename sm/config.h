@@ -21,6 +21,7 @@ struct DaemonConfig {
   std::string guid;  // port GUID, as OpenSM's `guid`
   SmConfig sm;       // sweeps, routing, port parameters, transactions, HA (sm.ha)
   std::string root_guid_file;
+  std::string partition_config_file;  // read into sm.partitions by load_config
   std::string db_path = "/var/lib/fabricsm/fabricsm.db";
   store::OnCorrupt on_corrupt_db = store::OnCorrupt::refuse;
   std::string log_level = "info";

@@ -63,11 +63,15 @@ bool SubnetManager::reconfigure(const SmConfig& next) {
   cfg_.ports = next.ports;
   cfg_.sweep_interval = next.sweep_interval;
   cfg_.retry_interval = next.retry_interval;
+  const bool repartition = !(next.partitions == cfg_.partitions);
+  cfg_.partitions = next.partitions;
   if (reroute) {
     routed_.reset();  // routes made under the old settings are no base for a repair
     request_sweep("configuration reloaded");
+  } else if (repartition) {
+    request_sweep("partitions changed");
   }
-  return reroute;
+  return reroute || repartition;
 }
 
 void SubnetManager::begin_sweep(bool heavy, std::string trigger) {
@@ -173,6 +177,7 @@ void SubnetManager::assign_and_route() {
   phase_fabric_ = now();
   phase_ = "programming";
   const Lid sm_lid = topo.port(topo.sm_node(), topo.sm_port()).lid;
+  forget_reset_ports(pkey_memory_, model_);  // before the Programmer records its Sets
   programmer_ = std::make_unique<Programmer>(client_, log_, lft_memory_, model_);
   programmer_->start(topo, tables_, sm_lid, cfg_.ports, [this] { after_programming(); });
 }
@@ -246,8 +251,7 @@ void SubnetManager::after_programming() {
     lft_memory_.clear();
     if (mc_) mc_->forget_tables();
   }
-  if (ok && mc_ && master_) return program_multicast();
-  finish(ok, ok ? "" : "programming failed on some nodes");
+  program_partitions(ok);  // then multicast, then finish()
 }
 
 void SubnetManager::program_multicast() {

@@ -32,6 +32,8 @@
 #include "sm/ha_host.h"
 #include "sm/lid_manager.h"
 #include "sm/light_sweep.h"
+#include "sm/partitions/partitions.h"
+#include "sm/partitions/pkey_programmer.h"
 #include "sm/log.h"
 #include "sm/programmer.h"
 #include "sm/smp_client.h"
@@ -61,6 +63,8 @@ struct SmConfig {
   // A port that changes state this often within `flap_window` is reported as flapping.
   int flap_threshold = 5;
   mad::Nanos flap_window = std::chrono::seconds(10);
+  // The partitions whose P_Key tables every sweep programs (sm/partitions/).
+  PartitionSet partitions = PartitionSet::defaults();
 };
 
 // Wall-clock milliseconds (what the sweep cost) and fabric milliseconds (how long it took on
@@ -87,6 +91,7 @@ struct SweepReport {
   size_t repaired_destinations = 0, repaired_entries = 0;
   ProgramStats program;
   uint64_t mft_blocks = 0;  // multicast forwarding blocks written (sm/multicast/)
+  PKeyStats pkeys;
   PhaseTime discovery, lid_assignment, routing, programming, total;
   uint64_t smps_sent = 0, smps_retried = 0, smps_timed_out = 0;
   std::vector<std::string> problems;
@@ -125,6 +130,8 @@ class SubnetManager {
   const LftMemory& lft_memory() const { return lft_memory_; }
   const LidMap& lids_map() const { return lids_.map(); }
   const FabricModel& model() const { return model_; }
+  // What this SM knows each port's P_Key table holds (the SA's P_KeyTableRecords).
+  const PKeyMemory& pkey_memory() const { return pkey_memory_; }
   // HA: Discovering, Standby, Master or NotActive; only a master configures the subnet.
   mad::SmState state() const { return ha_.state(); }
   const ha::Role& ha_role() const { return ha_.role(); }
@@ -161,6 +168,8 @@ class SubnetManager {
   bool try_repair();
   void after_programming();
   void program_multicast();
+  // subnet_manager_partitions.cpp: P_Key tables after the Programmer, then finish().
+  void program_partitions(bool ok);
   // subnet_manager_ha.cpp
   void elect();
   void finish_walk(std::string why);
@@ -188,6 +197,8 @@ class SubnetManager {
   FabricModel model_;
   std::unique_ptr<Discovery> discovery_;
   std::unique_ptr<Programmer> programmer_;
+  std::unique_ptr<PKeyProgrammer> pkey_programmer_;
+  PKeyMemory pkey_memory_;
   std::unique_ptr<LightSweep> light_;
   Topology topo_;
   routing::RoutingTables tables_;

@@ -211,9 +211,10 @@ void Daemon::on_sweep(const sm::SweepReport& r) {
   // standby's walk changes nothing it owns (no SA answers); its events still go out.
   const bool configured = manager_->state() == mad::SmState::master && !r.engine.empty();
   if (configured) {
-    auto ix = std::make_shared<const sm::sa::Index>(sm::sa::Index::build(
-        manager_->topology(), manager_->model(), manager_->tables(), manager_->ha_role().self_info(false),
-        a_.cfg.sm.ports.switch_life_time));
+    auto built = sm::sa::Index::build(manager_->topology(), manager_->model(), manager_->tables(),
+                                      manager_->ha_role().self_info(false), a_.cfg.sm.ports.switch_life_time);
+    built.add_pkey_tables(manager_->pkey_memory());
+    auto ix = std::make_shared<const sm::sa::Index>(std::move(built));
     reporter_->on_index(index_.get(), ix);  // traps 64/65 for the end ports that came and went
     index_ = ix;
     sa_->set_index(ix);
@@ -274,6 +275,7 @@ void Daemon::reload() {
       log_.warn(117, "SIGHUP: these take effect at the next start, not now: {}", fmt::join(need_restart, ", "));
     log_.set_level(sm::parse_level(next->log_level));
     manager_->reconfigure(next->sm);
+    multicast_->set_partitions(next->sm.partitions);
     log_.info(117, "SIGHUP: configuration {} re-read: {}", a_.config_file.empty() ? "(none)" : a_.config_file,
               changed.empty() ? "nothing to change now" : fmt::format("{}", fmt::join(changed, ", ")));
     // Keep the restart-only settings as running, so a later SIGHUP reports them again.
@@ -363,10 +365,10 @@ int Daemon::run() {
                        .started = std::chrono::steady_clock::now()};
 
   manager_ = std::make_unique<sm::SubnetManager>(*transport_, a_.cfg.sm, log_);
-  // Partitions: the default set (one IPoIB broadcast group, P_Key 0xFFFF) until the
-  // partitions file is read.
+  // One IPoIB broadcast group per ipoib partition of the partitions file.
   multicast_ = std::make_unique<sm::multicast::Multicast>(
-      log_, sm::multicast::MulticastConfig{.sa = {.pkt_life = a_.cfg.sm.ports.subnet_timeout}});
+      log_, sm::multicast::MulticastConfig{.sa = {.pkt_life = a_.cfg.sm.ports.subnet_timeout},
+                                           .partitions = a_.cfg.sm.partitions});
   manager_->set_multicast(multicast_.get());
   if (!a_.cfg.db_path.empty()) {
     if (auto r = open_store(); !r) {

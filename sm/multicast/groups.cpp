@@ -74,6 +74,13 @@ void Registry::erase(const mad::Gid& mgid) {
   touch(mgid);
 }
 
+void Registry::set_kept(const mad::Gid& mgid, bool kept) {
+  Group* g = find(mgid);
+  if (!g || g->kept == kept) return;
+  g->kept = kept;
+  touch(mgid);
+}
+
 void Registry::set_member(const mad::Gid& mgid, const mad::Gid& port, uint8_t join_state) {
   Group* g = find(mgid);
   if (!g) return;

@@ -59,6 +59,8 @@ class Registry {
   // MLID is taken or the MLID is not a multicast LID.
   mad::Result<void> restore(Group g);
   void erase(const mad::Gid& mgid);
+  // Whether the SM keeps `mgid` without members (an IPoIB broadcast group of a partition).
+  void set_kept(const mad::Gid& mgid, bool kept);
   // Sets `port`'s JoinState in `mgid` (0 removes the member). The group must exist.
   void set_member(const mad::Gid& mgid, const mad::Gid& port, uint8_t join_state);
   // An MGID no group has, for a create with MGID 0 (IBA 15.2.5.17.1: the SA assigns it):

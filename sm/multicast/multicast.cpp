@@ -1,5 +1,7 @@
 #include "sm/multicast/multicast.h"
 
+#include <algorithm>
+
 namespace sm::multicast {
 
 Multicast::Multicast(Logger& log, MulticastConfig cfg)
@@ -30,8 +32,8 @@ void Multicast::ensure_partition_groups() {
   for (const Partition& p : cfg_.partitions.partitions) {
     if (!p.ipoib) continue;
     const mad::Gid mgid = mad::ipoib_broadcast_mgid(p.pkey, p.scope);
-    if (Group* g = groups_.find(mgid)) {
-      g->kept = true;  // a client may have created it before the partition said ipoib
+    if (groups_.find(mgid)) {
+      groups_.set_kept(mgid, true);  // a client may have created it before the partition said ipoib
       continue;
     }
     // As OpenSM: the full-member P_Key, exact MTU and rate, hop limit 0 for link-local.
@@ -53,6 +55,24 @@ void Multicast::ensure_partition_groups() {
     log_.info(966, "multicast: IPoIB broadcast group {} of partition {} has MLID 0x{:04x}", mgid.str(), p.name,
               (*g)->mlid.value());
   }
+}
+
+void Multicast::set_partitions(PartitionSet partitions) {
+  cfg_.partitions = std::move(partitions);
+  std::vector<mad::Gid> wanted;
+  for (const Partition& p : cfg_.partitions.partitions)
+    if (p.ipoib) wanted.push_back(mad::ipoib_broadcast_mgid(p.pkey, p.scope));
+  std::vector<mad::Gid> gone;
+  for (const auto& [mgid, g] : groups_.groups())
+    if (g.kept && std::find(wanted.begin(), wanted.end(), mgid) == wanted.end()) gone.push_back(mgid);
+  for (const mad::Gid& mgid : gone) {
+    groups_.set_kept(mgid, false);
+    if (!groups_.find(mgid)->has_full_member()) {
+      log_.info(967, "multicast: group {} deleted: its partition is gone and it has no full member", mgid.str());
+      groups_.erase(mgid);
+    }
+  }
+  ensure_partition_groups();
 }
 
 void Multicast::program(const Topology& topo, FabricModel& model, SmpClient& client, bool after_sweep,

@@ -42,6 +42,9 @@ class Multicast {
   size_t restore(std::span<const std::vector<uint8_t>> records);
   // Creates the IPoIB broadcast group of every ipoib partition that has none yet.
   void ensure_partition_groups();
+  // A new partition set (SIGHUP): new ipoib partitions get their groups; the broadcast group
+  // of a partition that is gone is no longer kept, and goes when it has no full member.
+  void set_partitions(PartitionSet partitions);
 
   // Whether groups changed since the MFTs were last planned.
   bool wants_programming() const { return planned_version_ != groups_.version(); }

@@ -7,8 +7,11 @@
 //
 // name=PKey, then flags (ipoib; mtu, rate, sl, scope, qkey of its IPoIB broadcast group;
 // defmember=full|limited), a colon, members (a port GUID, ALL, ALL_CAS, ALL_SWITCHES, SELF),
-// each optionally =full|limited|both, and a semicolon. Default (0x7FFF) always exists: with
-// every port a full member when no file names it.
+// each optionally =full|limited|both (without one: defmember, else limited, as OpenSM), and a
+// semicolon. A port named twice in one partition takes the last membership given. Statements
+// may span lines; '#' starts a comment. Default (0x7FFF) always exists: when the file does not
+// name it, it is added first as `Default=0x7fff, ipoib : ALL=full`. Q_Key is also accepted for
+// qkey, as OpenSM spells it.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +24,8 @@
 
 namespace sm {
 
-enum class Membership : uint8_t { none = 0, limited = 1, full = 2 };
+// both: the port holds the P_Key twice, as full and as limited member (OpenSM's =both).
+enum class Membership : uint8_t { none = 0, limited = 1, full = 2, both = 3 };
 
 struct PartitionMember {
   enum class Who : uint8_t { guid, all, all_cas, all_switches, self };

@@ -16,6 +16,7 @@
 #include "mad/sa_records.h"
 #include "routing/tables.h"
 #include "sm/fabric_model.h"
+#include "sm/partitions/pkey_programmer.h"
 #include "sm/topology.h"
 
 namespace sm::sa {
@@ -68,6 +69,10 @@ class Index {
   const LftSwitch* lft_switch(Lid lid) const;
   uint16_t lft_blocks() const;  // blocks per switch: 0 .. max LID / 64
   mad::LftRecord lft_record(const LftSwitch& sw, uint16_t block) const;
+  const Records& pkey_records() const { return pkey_records_; }
+  // P_KeyTableRecords: every block of every end port's and switch port's P_Key table this SM
+  // knows (sm/sa/pkey_records.cpp); call after build().
+  void add_pkey_tables(const PKeyMemory& memory);
   const Endport* by_lid(Lid lid) const;
   const Endport* by_guid(Guid port_guid) const;
   // The path the LFTs give from `src` to `dst` (nullopt: not routed, a loop, or a dead link).
@@ -80,7 +85,7 @@ class Index {
   std::vector<Endport> endports_;
   std::unordered_map<uint16_t, size_t> by_lid_;
   std::unordered_map<Guid, size_t> by_guid_;
-  Records node_records_, port_records_, sm_info_records_;
+  Records node_records_, port_records_, sm_info_records_, pkey_records_;
   Records switch_info_records_, link_records_, guid_info_records_;
   std::vector<LftSwitch> lft_switches_;
   // SwitchInfo, Link, GUIDInfo records and the LFT switch list (index_records.cpp).

@@ -246,6 +246,10 @@ Answer answer_query(const Index* ix, std::span<Handler* const> handlers, const m
       size = mad::LftRecord::kSize;
       r = lft_records(*ix, data, req->comp_mask);
       break;
+    case mad::sa_attr::pkey_table_record:
+      size = mad::PKeyTableRecord::kSize;
+      r = filter(ix->pkey_records(), data, req->comp_mask, mad::PKeyTableRecord::components());
+      break;
     case mad::sa_attr::path_record:
       size = PathRecord::kSize;
       r = path_records(*ix, data, req->comp_mask, subnet_prefix);

@@ -1,0 +1,35 @@
+// P_KeyTableRecords from what the P_Key programmer knows each port holds.
+#include "mad/pkey_table.h"
+#include "sm/sa/index.h"
+
+namespace sm::sa {
+
+void Index::add_pkey_tables(const PKeyMemory& memory) {
+  pkey_records_ = Records{};
+  pkey_records_.size = mad::PKeyTableRecord::kSize;
+  if (!topo_) return;
+  const Topology& t = *topo_;
+  std::vector<uint8_t> buf(mad::PKeyTableRecord::kSize);
+  for (const auto& [key, m] : memory) {  // by node GUID, then port
+    const auto id = t.find(key.first);
+    if (!id || key.second > t.node(*id).num_ports || m.table.empty()) continue;
+    const bool sw = t.node(*id).is_switch();
+    if (!sw && key.second == 0) continue;
+    // A switch's ports answer at its port-0 LID, with the port in the record.
+    const Lid lid = t.port(*id, PortNum(sw ? 0 : key.second)).lid;
+    if (!lid.is_unicast()) continue;
+    for (size_t from = 0; from < m.table.size(); from += mad::PKeyTable::kEntries) {
+      mad::PKeyTableRecord r;
+      r.lid = lid;
+      r.block = static_cast<uint16_t>(from / mad::PKeyTable::kEntries);
+      r.port = PortNum(key.second);
+      std::copy_n(m.table.begin() + static_cast<ptrdiff_t>(from),
+                  std::min(mad::PKeyTable::kEntries, m.table.size() - from), r.table.pkeys.begin());
+      std::fill(buf.begin(), buf.end(), uint8_t{0});
+      r.encode(buf);
+      pkey_records_.add(lid, buf);
+    }
+  }
+}
+
+}  // namespace sm::sa

@@ -1,0 +1,83 @@
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include "sm/partitions/membership.h"
+
+namespace {
+
+// One switch with two CAs (1 port, and 2 ports); the SM on CA A port 1.
+sm::Topology small_subnet() {
+  sm::TopologyBuilder b;
+  auto add = [&](uint64_t guid, mad::NodeType type, uint8_t ports) {
+    sm::Node n;
+    n.guid = mad::Guid(guid);
+    n.type = type;
+    n.num_ports = ports;
+    std::vector<sm::Port> ps(ports + 1u);
+    for (uint8_t i = 0; i <= ports; ++i) {
+      ps[i].num = mad::PortNum(i);
+      ps[i].guid = type == mad::NodeType::sw ? mad::Guid(guid) : (i ? mad::Guid(guid + i) : mad::Guid());
+    }
+    REQUIRE(b.add_node(n, ps));
+  };
+  add(0x100, mad::NodeType::sw, 4);
+  add(0x200, mad::NodeType::ca, 1);  // port GUID 0x201
+  add(0x300, mad::NodeType::ca, 2);  // port GUIDs 0x301, 0x302
+  REQUIRE(b.add_link(mad::Guid(0x100), mad::PortNum(1), mad::Guid(0x200), mad::PortNum(1)));
+  REQUIRE(b.add_link(mad::Guid(0x100), mad::PortNum(2), mad::Guid(0x300), mad::PortNum(1)));
+  REQUIRE(b.add_link(mad::Guid(0x100), mad::PortNum(3), mad::Guid(0x300), mad::PortNum(2)));
+  b.set_sm(mad::Guid(0x200), mad::PortNum(1));
+  return std::move(b).build();
+}
+
+std::map<uint64_t, std::vector<uint16_t>> by_guid(const std::vector<sm::PortPKeys>& v) {
+  std::map<uint64_t, std::vector<uint16_t>> out;
+  for (const auto& p : v) out[p.guid.value()] = p.pkeys;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the default set: every end port a full member of 0x7fff") {
+  const auto t = small_subnet();
+  const auto r = resolve_pkeys(t, sm::PartitionSet::defaults());
+  REQUIRE(r.size() == 4);  // switch port 0, 0x201, 0x301, 0x302
+  for (const auto& p : r) CHECK(p.pkeys == std::vector<uint16_t>{0xFFFF});
+  // NodeId then port order: the switch (GUID 0x100) first.
+  CHECK(r[0].guid == mad::Guid(0x100));
+  CHECK(r[0].port == mad::PortNum(0));
+  CHECK(r[3].guid == mad::Guid(0x302));
+  CHECK(r[3].port == mad::PortNum(2));
+}
+
+TEST_CASE("members by GUID, class and SELF; full bit; last entry decides; file order") {
+  const auto t = small_subnet();
+  auto set = sm::parse_partitions(R"(
+    Default=0x7fff : ALL_CAS=full, ALL_SWITCHES=limited ;
+    b=0x0b : 0x301=full, 0x302 ;                 # limited by default
+    a=0x0a : ALL=full, 0x302=limited ;           # the later entry wins for 0x302
+    s=0x05 : SELF=both ;
+    none=0x06 : 0x999=full ;                     # nobody here
+  )", "t");
+  REQUIRE(set);
+  const auto r = by_guid(resolve_pkeys(t, *set));
+  CHECK(r.at(0x100) == std::vector<uint16_t>{0x7FFF, 0x800A});
+  CHECK(r.at(0x201) == std::vector<uint16_t>{0xFFFF, 0x800A, 0x8005, 0x0005});
+  CHECK(r.at(0x301) == std::vector<uint16_t>{0xFFFF, 0x800B, 0x800A});
+  CHECK(r.at(0x302) == std::vector<uint16_t>{0xFFFF, 0x000B, 0x000A});
+}
+
+TEST_CASE("a port in no partition gets an empty table; the result is deterministic") {
+  const auto t = small_subnet();
+  auto set = sm::parse_partitions("Default : 0x201=full ;", "t");
+  REQUIRE(set);
+  const auto r1 = resolve_pkeys(t, *set);
+  const auto r = by_guid(r1);
+  CHECK(r.at(0x201) == std::vector<uint16_t>{0xFFFF});
+  CHECK(r.at(0x301).empty());
+  CHECK(r.at(0x100).empty());
+  const auto r2 = resolve_pkeys(t, *set);
+  REQUIRE(r1.size() == r2.size());
+  for (size_t i = 0; i < r1.size(); ++i) CHECK(r1[i].pkeys == r2[i].pkeys);
+}
