@@ -2,6 +2,7 @@
 
 #include "mad/sa_fields.h"
 #include "mad/sa_path_record.h"
+#include "sm/partitions/pkey_match.h"
 
 namespace sm::multicast {
 
@@ -146,12 +147,14 @@ sa::Records McMemberHandler::query(const M& q, std::span<const uint8_t> raw, uin
 sa::Records McMemberHandler::join(const M& q, uint64_t mask, const sa::Index& ix) {
   if (!(mask & M::c_port_gid) || !(mask & M::c_join_state)) return fail(mad::sa_status::insufficient_components);
   if (q.join_state == 0 || q.join_state > 0xF) return fail(mad::sa_status::req_invalid);
-  if (q.port_gid.prefix() != cfg_.subnet_prefix || !ix.by_guid(q.port_gid.guid()))
-    return fail(mad::sa_status::invalid_gid);
+  const sa::Endport* port = q.port_gid.prefix() == cfg_.subnet_prefix ? ix.by_guid(q.port_gid.guid()) : nullptr;
+  if (!port) return fail(mad::sa_status::invalid_gid);
+  // The joining port must be in the group's partition (full or limited), as OpenSM requires.
+  auto in_partition = [&](uint16_t pkey) { return holds_pkey(ix.pkeys(*port), pkey); };
   const bool zero_mgid = !(mask & M::c_mgid) || q.mgid.is_zero();
   if (!zero_mgid) {
     if (Group* g = groups_.find(q.mgid)) {
-      if (!agrees(*g, q, mask)) return fail(mad::sa_status::req_invalid);
+      if (!agrees(*g, q, mask) || !in_partition(g->params.pkey)) return fail(mad::sa_status::req_invalid);
       auto it = g->members.find(q.port_gid);
       const uint8_t js = static_cast<uint8_t>((it == g->members.end() ? 0 : it->second) | q.join_state);
       groups_.set_member(q.mgid, q.port_gid, js);
@@ -165,7 +168,7 @@ sa::Records McMemberHandler::join(const M& q, uint64_t mask, const sa::Index& ix
   if ((mask & kCreate) != kCreate) return fail(mad::sa_status::insufficient_components);
   if (!(q.join_state & mad::join_state::full) || (q.join_state & kSendOnly))
     return fail(mad::sa_status::req_invalid);
-  if ((q.pkey & 0x7FFF) == 0) return fail(mad::sa_status::req_invalid);  // an MLID given is the SA's to choose
+  if ((q.pkey & 0x7FFF) == 0 || !in_partition(q.pkey)) return fail(mad::sa_status::req_invalid);  // an MLID given is the SA's to choose
   GroupParams p;
   p.qkey = q.qkey;
   p.pkey = q.pkey;

@@ -8,6 +8,7 @@
 // Creating needs Q_Key, P_Key, SL, FlowLabel, TClass, JoinState (with the full bit) and
 // PortGID; MTU and rate, when given with their selectors, pick the group's value. Joining
 // needs PortGID and JoinState, and every other component given must agree with the group.
+// The joining port must hold the group's P_Key (either membership), else REQ_INVALID.
 // Errors are IBA statuses: INSUFFICIENT_COMPONENTS, REQ_INVALID, INVALID_GID,
 // NO_RESOURCES (no MLID left); nothing changes on an error.
 #pragma once

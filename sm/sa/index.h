@@ -71,8 +71,12 @@ class Index {
   mad::LftRecord lft_record(const LftSwitch& sw, uint16_t block) const;
   const Records& pkey_records() const { return pkey_records_; }
   // P_KeyTableRecords: every block of every end port's and switch port's P_Key table this SM
-  // knows (sm/sa/pkey_records.cpp); call after build().
+  // knows (sm/sa/pkey_records.cpp), and each end port's P_Keys from them; call after build().
   void add_pkey_tables(const PKeyMemory& memory);
+  // The end port's P_Keys as sm/partitions/pkey_match.h matches them. A port whose table is
+  // not known (no add_pkey_tables, or the SM never read or wrote it) holds the default
+  // partition as a full member, as every port does before an SM programs it.
+  std::span<const uint16_t> pkeys(const Endport& e) const;
   const Endport* by_lid(Lid lid) const;
   const Endport* by_guid(Guid port_guid) const;
   // The path the LFTs give from `src` to `dst` (nullopt: not routed, a loop, or a dead link).
@@ -87,6 +91,7 @@ class Index {
   std::unordered_map<Guid, size_t> by_guid_;
   Records node_records_, port_records_, sm_info_records_, pkey_records_;
   Records switch_info_records_, link_records_, guid_info_records_;
+  std::vector<std::optional<std::vector<uint16_t>>> endport_pkeys_;  // by endport; nullopt: unknown
   std::vector<LftSwitch> lft_switches_;
   // SwitchInfo, Link, GUIDInfo records and the LFT switch list (index_records.cpp).
   void build_fabric_records(const Topology& topo, const FabricModel& model);

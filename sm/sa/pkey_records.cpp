@@ -1,5 +1,7 @@
-// P_KeyTableRecords from what the P_Key programmer knows each port holds.
+// P_KeyTableRecords, and each end port's P_Key set, from what the P_Key programmer knows each
+// port holds.
 #include "mad/pkey_table.h"
+#include "sm/partitions/pkey_match.h"
 #include "sm/sa/index.h"
 
 namespace sm::sa {
@@ -7,6 +9,7 @@ namespace sm::sa {
 void Index::add_pkey_tables(const PKeyMemory& memory) {
   pkey_records_ = Records{};
   pkey_records_.size = mad::PKeyTableRecord::kSize;
+  endport_pkeys_.assign(endports_.size(), std::nullopt);
   if (!topo_) return;
   const Topology& t = *topo_;
   std::vector<uint8_t> buf(mad::PKeyTableRecord::kSize);
@@ -18,6 +21,10 @@ void Index::add_pkey_tables(const PKeyMemory& memory) {
     // A switch's ports answer at its port-0 LID, with the port in the record.
     const Lid lid = t.port(*id, PortNum(sw ? 0 : key.second)).lid;
     if (!lid.is_unicast()) continue;
+    if (sw == (key.second == 0)) {  // an end port: CA port, or switch port 0
+      auto e = by_lid_.find(lid.value());
+      if (e != by_lid_.end()) endport_pkeys_[e->second] = pkey_set(m.table);
+    }
     for (size_t from = 0; from < m.table.size(); from += mad::PKeyTable::kEntries) {
       mad::PKeyTableRecord r;
       r.lid = lid;
@@ -30,6 +37,13 @@ void Index::add_pkey_tables(const PKeyMemory& memory) {
       pkey_records_.add(lid, buf);
     }
   }
+}
+
+std::span<const uint16_t> Index::pkeys(const Endport& e) const {
+  static constexpr uint16_t kDefaultOnly[] = {kDefaultPKey | kPKeyFull};
+  const size_t i = static_cast<size_t>(&e - endports_.data());
+  if (i < endport_pkeys_.size() && endport_pkeys_[i]) return *endport_pkeys_[i];
+  return kDefaultOnly;
 }
 
 }  // namespace sm::sa

@@ -6,6 +6,7 @@
 #include "mad/sa_path_record.h"
 #include "mad/sa_records.h"
 #include "mad/sa_service_records.h"
+#include "sm/partitions/pkey_match.h"
 
 namespace sm::sa {
 
@@ -109,12 +110,15 @@ Result path_records(const Index& ix, std::span<const uint8_t> data, uint64_t mas
   const auto srcs = ends(ix, mask, PathRecord::c_slid, PathRecord::c_sgid, q->slid, q->sgid, &status);
   const auto dsts = ends(ix, mask, PathRecord::c_dlid, PathRecord::c_dgid, q->dlid, q->dgid, &status);
   if (status != mad::status::ok) return fail(status);
-  // Partitions beyond the default are not programmed: every path is in the default partition.
-  if ((mask & PathRecord::c_pkey) && (q->pkey & 0x7FFF) != 0x7FFF) return Result{};
   if ((mask & PathRecord::c_sl) && q->sl != 0) return Result{};  // one SL (no QoS)
   Result r;
   for (const Endport* s : srcs) {
     for (const Endport* d : dsts) {
+      // A path exists only within a partition both ends share (sm/partitions/pkey_match.h);
+      // a P_Key the requester names is answered as given, as OpenSM does.
+      const auto pkey = (mask & PathRecord::c_pkey) ? shared_pkey(ix.pkeys(*s), ix.pkeys(*d), q->pkey)
+                                                    : common_pkey(ix.pkeys(*s), ix.pkeys(*d));
+      if (!pkey) continue;
       auto pi = ix.path(*s, *d);
       if (!pi) continue;
       PathRecord p;
@@ -129,7 +133,7 @@ Result path_records(const Index& ix, std::span<const uint8_t> data, uint64_t mas
       p.hop_limit = (mask & PathRecord::c_hop_limit) ? q->hop_limit : 0;
       p.tclass = (mask & PathRecord::c_tclass) ? q->tclass : 0;
       p.reversible = true;  // LFT routes are symmetric enough for any reply: every pair is routed
-      p.pkey = (mask & PathRecord::c_pkey) ? q->pkey : 0xFFFF;
+      p.pkey = (mask & PathRecord::c_pkey) ? q->pkey : *pkey;
       p.sl = 0;
       p.mtu_selector = p.rate_selector = p.pkt_life_selector = 2;
       p.mtu = pi->mtu;
