@@ -114,7 +114,7 @@ sa::Records McMemberHandler::handle(const sa::Request& req, const sa::Index& ix)
   switch (req.mad.header.method) {
     case mad::sa_method::get:
     case mad::sa_method::get_table: return query(*q, req.mad.data, mask);
-    case mad::sa_method::set: return join(*q, mask, ix);
+    case mad::sa_method::set: return join(*q, mask, ix, ix.by_lid(req.from.lid));
     case mad::sa_method::del: return leave(*q, mask, ix);
     default: return fail(mad::status::unsupported_method_attr);
   }
@@ -144,13 +144,16 @@ sa::Records McMemberHandler::query(const M& q, std::span<const uint8_t> raw, uin
   return out;
 }
 
-sa::Records McMemberHandler::join(const M& q, uint64_t mask, const sa::Index& ix) {
+sa::Records McMemberHandler::join(const M& q, uint64_t mask, const sa::Index& ix, const sa::Endport* requester) {
   if (!(mask & M::c_port_gid) || !(mask & M::c_join_state)) return fail(mad::sa_status::insufficient_components);
   if (q.join_state == 0 || q.join_state > 0xF) return fail(mad::sa_status::req_invalid);
   const sa::Endport* port = q.port_gid.prefix() == cfg_.subnet_prefix ? ix.by_guid(q.port_gid.guid()) : nullptr;
   if (!port) return fail(mad::sa_status::invalid_gid);
   // The joining port must be in the group's partition (full or limited), as OpenSM requires.
   auto in_partition = [&](uint16_t pkey) { return holds_pkey(ix.pkeys(*port), pkey); };
+  // A port joining for another (a proxy) must share a partition with it.
+  if (requester && requester != port && !common_pkey(ix.pkeys(*requester), ix.pkeys(*port)))
+    return fail(mad::sa_status::req_invalid);
   const bool zero_mgid = !(mask & M::c_mgid) || q.mgid.is_zero();
   if (!zero_mgid) {
     if (Group* g = groups_.find(q.mgid)) {

@@ -8,7 +8,8 @@
 // Creating needs Q_Key, P_Key, SL, FlowLabel, TClass, JoinState (with the full bit) and
 // PortGID; MTU and rate, when given with their selectors, pick the group's value. Joining
 // needs PortGID and JoinState, and every other component given must agree with the group.
-// The joining port must hold the group's P_Key (either membership), else REQ_INVALID.
+// The joining port must hold the group's P_Key (either membership), and a requester joining
+// another port must share a partition with it, else REQ_INVALID.
 // Errors are IBA statuses: INSUFFICIENT_COMPONENTS, REQ_INVALID, INVALID_GID,
 // NO_RESOURCES (no MLID left); nothing changes on an error.
 #pragma once
@@ -34,7 +35,8 @@ class McMemberHandler : public sa::Handler {
 
  private:
   sa::Records query(const mad::McMemberRecord& q, std::span<const uint8_t> raw, uint64_t mask) const;
-  sa::Records join(const mad::McMemberRecord& q, uint64_t mask, const sa::Index& ix);
+  // `requester`: the port the request came from, when the index knows it.
+  sa::Records join(const mad::McMemberRecord& q, uint64_t mask, const sa::Index& ix, const sa::Endport* requester);
   sa::Records leave(const mad::McMemberRecord& q, uint64_t mask, const sa::Index& ix);
 
   Registry& groups_;

@@ -99,7 +99,10 @@ std::vector<const Endport*> ends(const Index& ix, uint64_t mask, uint64_t lid_bi
   return out;
 }
 
-Result path_records(const Index& ix, std::span<const uint8_t> data, uint64_t mask, uint64_t prefix) {
+// `requester`: the port the query came from, when the index knows it: it sees only paths
+// between ports it shares a partition with, or is (as OpenSM answers).
+Result path_records(const Index& ix, std::span<const uint8_t> data, uint64_t mask, uint64_t prefix,
+                    const Endport* requester) {
   if (mad::unknown_components(mask, PathRecord::components().size())) return fail(mad::sa_status::req_invalid);
   auto q = PathRecord::decode(data);
   if (!q) return fail(mad::sa_status::req_invalid);
@@ -111,9 +114,14 @@ Result path_records(const Index& ix, std::span<const uint8_t> data, uint64_t mas
   const auto dsts = ends(ix, mask, PathRecord::c_dlid, PathRecord::c_dgid, q->dlid, q->dgid, &status);
   if (status != mad::status::ok) return fail(status);
   if ((mask & PathRecord::c_sl) && q->sl != 0) return Result{};  // one SL (no QoS)
+  auto visible = [&](const Endport* e) {
+    return !requester || e == requester || common_pkey(ix.pkeys(*requester), ix.pkeys(*e)).has_value();
+  };
   Result r;
   for (const Endport* s : srcs) {
+    if (!visible(s)) continue;
     for (const Endport* d : dsts) {
+      if (!visible(d)) continue;
       // A path exists only within a partition both ends share (sm/partitions/pkey_match.h);
       // a P_Key the requester names is answered as given, as OpenSM does.
       const auto pkey = (mask & PathRecord::c_pkey) ? shared_pkey(ix.pkeys(*s), ix.pkeys(*d), q->pkey)
@@ -256,7 +264,7 @@ Answer answer_query(const Index* ix, std::span<Handler* const> handlers, const m
       break;
     case mad::sa_attr::path_record:
       size = PathRecord::kSize;
-      r = path_records(*ix, data, req->comp_mask, subnet_prefix);
+      r = path_records(*ix, data, req->comp_mask, subnet_prefix, ix->by_lid(from.lid));
       break;
     default:
       return error(mad::status::unsupported_method_attr);

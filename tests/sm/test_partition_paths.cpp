@@ -66,7 +66,9 @@ struct Fixture {
     }
   }
 
-  sm::sa::Answer path(uint8_t method, const Port& s, const Port* d, std::optional<uint16_t> pkey = {}) {
+  // Asked by `s` itself unless `from` is given.
+  sm::sa::Answer path(uint8_t method, const Port& s, const Port* d, std::optional<uint16_t> pkey = {},
+                      const Port* from = nullptr) {
     PathRecord q;
     q.slid = s.lid;
     uint64_t mask = PathRecord::c_slid;
@@ -78,11 +80,13 @@ struct Fixture {
       q.pkey = *pkey;
       mask |= PathRecord::c_pkey;
     }
-    return satest::ask(ix.get(), {}, satest::request(method, PathRecord::kAttrId, mask, satest::bytes(q)), s.lid);
+    return satest::ask(ix.get(), {}, satest::request(method, PathRecord::kAttrId, mask, satest::bytes(q)),
+                       from ? from->lid : s.lid);
   }
   // The P_Key of the one PathRecord a Get answers (nullopt: an error status, e.g. NO_RECORDS).
-  std::optional<uint16_t> pkey(const Port& s, const Port& d, std::optional<uint16_t> want = {}) {
-    auto a = path(mad::sa_method::get, s, &d, want);
+  std::optional<uint16_t> pkey(const Port& s, const Port& d, std::optional<uint16_t> want = {},
+                               const Port* from = nullptr) {
+    auto a = path(mad::sa_method::get, s, &d, want, from);
     if (a.response.header.status != 0) {
       CHECK(a.response.header.status == mad::sa_status::no_records);
       return std::nullopt;
@@ -141,6 +145,21 @@ TEST_CASE("partitions: PathRecords only within a shared partition, with its P_Ke
   CHECK(recs[0].pkey == 0x0002);
 }
 
+TEST_CASE("partitions: a requester sees only paths between ports it shares a partition with") {
+  Fixture fx;
+  const auto& [a, b, c, d, e, f] = std::tie(fx.ca[0], fx.ca[1], fx.ca[2], fx.ca[3], fx.ca[4], fx.ca[5]);
+  CHECK(fx.pkey(a, b, {}, &c) == 0x8002);  // c shares Default with both (c full)
+  CHECK_FALSE(fx.pkey(a, b, {}, &e));      // e shares nothing with a or b
+  CHECK(fx.pkey(c, d, {}, &e) == 0xFFFF);  // e shares Default with c and d
+  CHECK_FALSE(fx.pkey(c, a, {}, &f));      // f: c yes, a no
+  // GetTable from c asked by e: every end port but a, b and f (e sees itself).
+  auto t = fx.path(mad::sa_method::get_table, c, nullptr, {}, &e);
+  CHECK(satest::records<PathRecord>(t).size() == fx.ix->endports().size() - 3);
+  // A requester the index does not know (no LID of an end port) is not filtered on.
+  const Port stranger{mad::Lid(0xBFFF), mad::Gid()};
+  CHECK(fx.pkey(a, b, {}, &stranger) == 0x8002);
+}
+
 TEST_CASE("partitions: an index without P_Key tables puts every port in Default, full") {
   Fixture fx;
   sm::sa::Index bare = sm::sa::Index::build(fx.run->sm->topology(), fx.run->sm->model(), fx.run->sm->tables(),
@@ -181,10 +200,17 @@ TEST_CASE("partitions: a port joins only the groups of its partitions") {
   CHECK(set(fx.ca[2], j, kJoin) == mad::sa_status::req_invalid);
   CHECK(groups.version() == version);
   CHECK(groups.find(q.mgid)->members.size() == 1);
-  // b is: joined.
+  // b is; but e, which shares no partition with b, may not join it for b (a proxy join).
   j.port_gid = fx.ca[1].gid;
+  CHECK(set(fx.ca[4], j, kJoin) == mad::sa_status::req_invalid);
+  CHECK(groups.find(q.mgid)->members.size() == 1);
   CHECK(set(fx.ca[1], j, kJoin) == 0);
   CHECK(groups.find(q.mgid)->members.size() == 2);
+  // c shares Default with a (c full): it may make a a send-only member for it.
+  j.port_gid = fx.ca[0].gid;
+  j.join_state = mad::join_state::send_only_non;
+  CHECK(set(fx.ca[2], j, kJoin) == 0);
+  j.join_state = mad::join_state::full;
   // Nor may c create a group in a partition it is not in; e may join as a limited member of 0x0004.
   M c = q;
   c.mgid = mad::Gid(0xff12601b00030000ULL, 0x1);
