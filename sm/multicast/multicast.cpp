@@ -75,9 +75,27 @@ void Multicast::set_partitions(PartitionSet partitions) {
   ensure_partition_groups();
 }
 
+size_t Multicast::drop_absent_members(const Topology& topo) {
+  std::vector<std::pair<mad::Gid, mad::Gid>> gone;  // (MGID, port GID)
+  for (const auto& [mgid, g] : groups_.groups())
+    for (const auto& [port, js] : g.members)
+      if (!topo.find_port(port.guid())) gone.emplace_back(mgid, port);
+  for (const auto& [mgid, port] : gone) {
+    log_.info(968, "multicast: port {} left the fabric: no longer a member of {}", port.str(), mgid.str());
+    groups_.set_member(mgid, port, 0);
+    const Group* g = groups_.find(mgid);
+    if (g && !g->kept && !g->has_full_member()) {
+      log_.info(968, "multicast: group {} deleted: no full member left", mgid.str());
+      groups_.erase(mgid);
+    }
+  }
+  return gone.size();
+}
+
 void Multicast::program(const Topology& topo, FabricModel& model, SmpClient& client, bool after_sweep,
                         std::function<void(const MftStats&)> done) {
   ensure_partition_groups();
+  if (after_sweep) drop_absent_members(topo);
   planned_version_ = groups_.version();
   MftPlan plan = plan_mfts(topo, model, groups_, memory_, after_sweep, log_);
   if (!writer_) writer_ = std::make_unique<MftWriter>(client, log_, memory_, model);

@@ -46,6 +46,10 @@ class Multicast {
   // of a partition that is gone is no longer kept, and goes when it has no full member.
   void set_partitions(PartitionSet partitions);
 
+  // After a sweep: members whose port is no longer in the fabric leave every group (as if
+  // they had sent a leave; a group left with no full member goes unless kept). Returns how
+  // many memberships ended.
+  size_t drop_absent_members(const Topology& topo);
   // Whether groups changed since the MFTs were last planned.
   bool wants_programming() const { return planned_version_ != groups_.version(); }
   bool busy() const { return writer_ && writer_->busy(); }

@@ -259,6 +259,41 @@ TEST_CASE("multicast: a link failure and the re-sweep keep every member reached"
   check_mfts_match(fx, *fx.multicast.groups().find(kBroadcast));
 }
 
+TEST_CASE("multicast: a CA that leaves the fabric leaves its groups; a group it alone held goes") {
+  Fixture fx(smtest::load("ft2-r8.net"));
+  const auto& t = fx.run.sm->topology();
+  const sm::NodeId a = t.cas().back(), b = t.cas()[t.cas().size() - 2];  // neither is the SM's
+  REQUIRE(a != t.sm_node());
+  REQUIRE(b != t.sm_node());
+  const mad::Guid a_guid = t.node(a).guid;
+  REQUIRE(fx.join(a, kBroadcast).response.header.status == mad::status::ok);
+  REQUIRE(fx.join(b, kBroadcast).response.header.status == mad::status::ok);
+  const mad::Gid own = mad::Gid(0xFF12A01B00000000ULL, 0x42);  // a group only `a` is in
+  M create;
+  create.mgid = own;
+  create.port_gid = fx.gid_of(a);
+  create.join_state = mad::join_state::full;
+  create.qkey = 0x1234;
+  create.pkey = 0xFFFF;
+  const uint64_t mask = M::c_mgid | M::c_port_gid | M::c_join_state | M::c_qkey | M::c_pkey | M::c_sl |
+                        M::c_flow_label | M::c_tclass;
+  REQUIRE(fx.ask(a, mad::sa_method::set, create, mask).response.header.status == mad::status::ok);
+  REQUIRE(fx.run.run_for(50ms));
+  const mad::Gid a_gid = fx.gid_of(a), b_gid = fx.gid_of(b);
+  REQUIRE(fx.multicast.groups().find(kBroadcast)->members.count(a_gid));
+
+  REQUIRE(fx.run.fabric->remove_node(*fx.run.fabric->find_guid(a_guid)));
+  REQUIRE(fx.run.run_for(2s));
+  CHECK(fx.run.sm->subnet_up());
+  CHECK_FALSE(fx.run.sm->topology().find_port(a_gid.guid()));
+  const mc::Group* bc = fx.multicast.groups().find(kBroadcast);
+  REQUIRE(bc);  // kept: the partition's broadcast group
+  CHECK_FALSE(bc->members.count(a_gid));
+  CHECK(bc->members.count(b_gid));
+  CHECK(fx.multicast.groups().find(own) == nullptr);
+  check_mfts_match(fx, *bc);
+}
+
 TEST_CASE("multicast: create with MGID 0, send-only members, and the IBA statuses of bad requests") {
   Fixture fx(*sim::make_fat_tree(2, 4));
   const auto& t = fx.run.sm->topology();
