@@ -121,6 +121,7 @@ void SubnetManager::after_discovery() {
   // The topology the tables were routed over is kept for the next repair: moved, not copied.
   if (std::exchange(topo_routed_, false) && routed_) routed_->topo = std::move(topo_);
   topo_ = std::move(fresh);
+  if (mc_) mc_->topology_changed();
   const Topology& t = topo_;
   report_.discovery = since(phase_wall_ns_, phase_fabric_);
   report_.nodes = t.node_count();

@@ -19,14 +19,15 @@ uint32_t positions_of(const Node& n) { return (static_cast<uint32_t>(n.num_ports
 }  // namespace
 
 MftPlan plan_mfts(const Topology& topo, const FabricModel& model, const Registry& groups, MftMemory& memory,
-                  bool fresh, Logger& log) {
+                  TreeCache& trees, bool fresh, Logger& log) {
   MftPlan plan;
   MftStats& st = plan.stats;
   // Wanted masks: switch -> MLID offset -> ports.
   std::map<NodeId, std::map<uint16_t, PortMask>> want;
   RateLimit cap_log(5);
+  trees.keep_only(groups);
   for (const auto& [mgid, g] : groups.groups()) {
-    const GroupTree tree = build_tree(topo, g);
+    const GroupTree& tree = trees.get(topo, g);
     st.members_missing += tree.members_missing;
     if (tree.switches.empty()) continue;
     ++st.groups;

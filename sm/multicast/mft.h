@@ -18,6 +18,7 @@
 #include "sm/fabric_model.h"
 #include "sm/log.h"
 #include "sm/multicast/groups.h"
+#include "sm/multicast/tree.h"
 #include "sm/smp_client.h"
 #include "sm/topology.h"
 
@@ -61,9 +62,10 @@ struct MftPlan {
 
 // The plan for `topo` and `groups` against `memory`. Forgets the memory of switches no
 // longer in the topology and, when `fresh` (the topology was just read by a sweep), of
-// switches that hold nothing (LinearFDBTop read 0).
+// switches that hold nothing (LinearFDBTop read 0). Trees come from `trees` (built for
+// groups that changed).
 MftPlan plan_mfts(const Topology& topo, const FabricModel& model, const Registry& groups, MftMemory& memory,
-                  bool fresh, Logger& log);
+                  TreeCache& trees, bool fresh, Logger& log);
 
 // Sends a plan; `memory` and `model` learn what was written as answers come. `done` runs
 // when every SMP has been answered or given up.

@@ -97,7 +97,8 @@ void Multicast::program(const Topology& topo, FabricModel& model, SmpClient& cli
   ensure_partition_groups();
   if (after_sweep) drop_absent_members(topo);
   planned_version_ = groups_.version();
-  MftPlan plan = plan_mfts(topo, model, groups_, memory_, after_sweep, log_);
+  if (after_sweep) trees_.clear();
+  MftPlan plan = plan_mfts(topo, model, groups_, memory_, trees_, after_sweep, log_);
   if (!writer_) writer_ = std::make_unique<MftWriter>(client, log_, memory_, model);
   if (writer_->busy()) {
     queued_.emplace_back(std::move(plan), std::move(done));

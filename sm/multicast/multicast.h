@@ -58,6 +58,8 @@ class Multicast {
   // topology was just read (a switch that reads LinearFDBTop 0 was reset: it holds nothing).
   void program(const Topology& topo, FabricModel& model, SmpClient& client, bool after_sweep,
                std::function<void(const MftStats&)> done);
+  // The SM's topology is a new one (a sweep read the fabric): no tree of the old one is used.
+  void topology_changed() { trees_.clear(); }
   // What switches hold is no longer known (this SM stood by; another may have written).
   void forget_tables() { memory_.clear(); }
   const MftMemory& memory() const { return memory_; }
@@ -74,6 +76,7 @@ class Multicast {
   Registry groups_;
   McMemberHandler handler_;
   MftMemory memory_;
+  TreeCache trees_;
   std::unique_ptr<MftWriter> writer_;
   std::deque<std::pair<MftPlan, std::function<void(const MftStats&)>>> queued_;
   uint64_t planned_version_ = UINT64_MAX;

@@ -72,10 +72,21 @@ GroupTree build_tree(const Topology& t, const Group& g) {
   }
   if (at.empty()) return out;
 
-  // The root: where the member switches are closest together.
+  // The root: where the member switches are closest together. Measured from at most
+  // kRootSamples of them, spread evenly in switch order: a BFS per member switch would cost
+  // 1,458 walks of the largest fabric per group and pass (most of a second of the SM's
+  // loop), and on a tree a sample finds the same centre.
+  constexpr size_t kRootSamples = 16;
+  std::vector<NodeId> from;
+  for (const auto& [sw, mask] : at) from.push_back(sw);
+  if (from.size() > kRootSamples) {
+    std::vector<NodeId> picked;
+    for (size_t i = 0; i < kRootSamples; ++i) picked.push_back(from[i * from.size() / kRootSamples]);
+    from = std::move(picked);
+  }
   std::vector<uint64_t> worst(t.node_count(), 0), total(t.node_count(), 0);
   if (at.size() > 1) {
-    for (const auto& [sw, mask] : at) {
+    for (NodeId sw : from) {
       const auto d = bfs(t, sw, nullptr);
       for (NodeId s : t.switches()) {
         worst[s] = std::max<uint64_t>(worst[s], d[s]);
@@ -112,6 +123,19 @@ GroupTree build_tree(const Topology& t, const Group& g) {
   }
   out.switches.assign(tree.begin(), tree.end());
   return out;
+}
+
+const GroupTree& TreeCache::get(const Topology& topo, const Group& group) {
+  auto [it, added] = trees_.try_emplace(group.mgid);
+  if (added || it->second.members != group.members) {
+    it->second.members = group.members;
+    it->second.tree = build_tree(topo, group);
+  }
+  return it->second.tree;
+}
+
+void TreeCache::keep_only(const Registry& groups) {
+  std::erase_if(trees_, [&](const auto& e) { return groups.find(e.first) == nullptr; });
 }
 
 }  // namespace sm::multicast

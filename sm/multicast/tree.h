@@ -2,7 +2,8 @@
 // the MFT port masks it gives each switch on it.
 //
 // The root is the switch on which the members' switches are closest together (smallest
-// largest hop count to any of them, then smallest sum, then lowest GUID: deterministic). A
+// largest hop count to any of them, then smallest sum, then lowest GUID: deterministic;
+// measured from at most 16 member switches spread evenly in NodeId order). A
 // BFS from the root over switch-to-switch links, taking neighbours in (NodeId, port) order,
 // gives every switch one parent link; the tree is the union of the member switches' paths to
 // the root, so it has no cycle by construction (one link per parent, even with parallel
@@ -13,6 +14,7 @@
 
 #include <bitset>
 #include <cstddef>
+#include <map>
 #include <vector>
 
 #include "sm/multicast/groups.h"
@@ -31,5 +33,23 @@ struct GroupTree {
 };
 
 GroupTree build_tree(const Topology& topo, const Group& group);
+
+// The trees of the last plan, reused while neither the topology nor the group's members
+// changed: a join or leave rebuilds one tree, not every group's.
+class TreeCache {
+ public:
+  const GroupTree& get(const Topology& topo, const Group& group);
+  // The topology is another one (a sweep read the fabric): every tree is stale.
+  void clear() { trees_.clear(); }
+  // Forgets the groups that no longer exist.
+  void keep_only(const Registry& groups);
+
+ private:
+  struct Entry {
+    std::map<mad::Gid, uint8_t> members;
+    GroupTree tree;
+  };
+  std::map<mad::Gid, Entry> trees_;
+};
 
 }  // namespace sm::multicast
