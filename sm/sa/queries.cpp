@@ -26,15 +26,27 @@ struct Result {
 
 Result fail(uint16_t status) { return Result{status, {}}; }
 
+// Whether `requester` may see end port `e`: it is that port, or shares a partition with it
+// (as OpenSM answers requesters without an SM_Key). No requester known (its LID is no end
+// port's), or no such port: not filtered.
+bool sees(const Index& ix, const Endport* requester, const Endport* e) {
+  return !requester || !e || e == requester || common_pkey(ix.pkeys(*requester), ix.pkeys(*e)).has_value();
+}
+
 // Records of a kind whose every ComponentMask field equals the query's. A mask that names
-// the LID field (bit 0 in every record here) reaches the LID's records directly.
+// the LID field (bit 0 in every record here) reaches the LID's records directly. With
+// `requester`, only records of ports it shares a partition with (sees()).
 Result filter(const Index::Records& recs, std::span<const uint8_t> query, uint64_t mask,
-              std::span<const mad::FieldSpec> fields) {
+              std::span<const mad::FieldSpec> fields, const Index* ix = nullptr,
+              const Endport* requester = nullptr) {
   if (mad::unknown_components(mask, fields.size())) return fail(mad::sa_status::req_invalid);
   Result r;
   auto consider = [&](size_t i) {
-    if (mad::components_match(query, recs.at(i), mask, fields))
-      r.records.emplace_back(recs.at(i).begin(), recs.at(i).end());
+    if (!mad::components_match(query, recs.at(i), mask, fields)) return;
+    if (requester &&
+        !sees(*ix, requester, ix->by_lid(mad::Lid(static_cast<uint16_t>(mad::get_field(recs.at(i), fields[0]))))))
+      return;
+    r.records.emplace_back(recs.at(i).begin(), recs.at(i).end());
   };
   if (mask & 1) {
     auto it = recs.by_lid.find(static_cast<uint16_t>(mad::get_field(query, fields[0])));
@@ -115,7 +127,7 @@ Result path_records(const Index& ix, std::span<const uint8_t> data, uint64_t mas
   if (status != mad::status::ok) return fail(status);
   if ((mask & PathRecord::c_sl) && q->sl != 0) return Result{};  // one SL (no QoS)
   auto visible = [&](const Endport* e) {
-    return !requester || e == requester || common_pkey(ix.pkeys(*requester), ix.pkeys(*e)).has_value();
+    return sees(ix, requester, e);
   };
   Result r;
   for (const Endport* s : srcs) {
@@ -207,6 +219,7 @@ Answer answer_query(const Index* ix, std::span<Handler* const> handlers, const m
   if (!ix) return error(mad::status::busy);
 
   const std::span<const uint8_t> data(req->data);
+  const Endport* requester = ix->by_lid(from.lid);
   Result r;
   size_t size = 0;
   Handler* handler = nullptr;
@@ -232,11 +245,11 @@ Answer answer_query(const Index* ix, std::span<Handler* const> handlers, const m
     }
     case mad::sa_attr::node_record:
       size = mad::NodeRecord::kSize;
-      r = filter(ix->node_records(), data, req->comp_mask, mad::NodeRecord::components());
+      r = filter(ix->node_records(), data, req->comp_mask, mad::NodeRecord::components(), ix, requester);
       break;
     case mad::sa_attr::port_info_record:
       size = mad::PortInfoRecord::kSize;
-      r = filter(ix->port_records(), data, req->comp_mask, mad::PortInfoRecord::components());
+      r = filter(ix->port_records(), data, req->comp_mask, mad::PortInfoRecord::components(), ix, requester);
       break;
     case mad::sa_attr::sm_info_record:
       size = mad::SmInfoRecord::kSize;
@@ -260,11 +273,11 @@ Answer answer_query(const Index* ix, std::span<Handler* const> handlers, const m
       break;
     case mad::sa_attr::pkey_table_record:
       size = mad::PKeyTableRecord::kSize;
-      r = filter(ix->pkey_records(), data, req->comp_mask, mad::PKeyTableRecord::components());
+      r = filter(ix->pkey_records(), data, req->comp_mask, mad::PKeyTableRecord::components(), ix, requester);
       break;
     case mad::sa_attr::path_record:
       size = PathRecord::kSize;
-      r = path_records(*ix, data, req->comp_mask, subnet_prefix, ix->by_lid(from.lid));
+      r = path_records(*ix, data, req->comp_mask, subnet_prefix, requester);
       break;
     default:
       return error(mad::status::unsupported_method_attr);

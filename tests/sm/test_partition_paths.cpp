@@ -160,6 +160,43 @@ TEST_CASE("partitions: a requester sees only paths between ports it shares a par
   CHECK(fx.pkey(a, b, {}, &stranger) == 0x8002);
 }
 
+TEST_CASE("partitions: NodeRecords, PortInfoRecords and P_Key tables only of ports the requester shares a partition with") {
+  Fixture fx;
+  const auto& [a, b, c, d, e, f] = std::tie(fx.ca[0], fx.ca[1], fx.ca[2], fx.ca[3], fx.ca[4], fx.ca[5]);
+  auto node_of = [&](const Port& who, const Port& asker) {
+    mad::NodeRecord q;
+    q.lid = who.lid;
+    return satest::ask(fx.ix.get(), {}, satest::request(mad::sa_method::get, mad::NodeRecord::kAttrId, 1, satest::bytes(q)),
+                       asker.lid)
+        .response.header.status;
+  };
+  CHECK(node_of(b, a) == 0);                                  // share 0x0002
+  CHECK(node_of(a, e) == mad::sa_status::no_records);         // e shares nothing with a
+  CHECK(node_of(e, e) == 0);                                  // itself
+  CHECK(node_of(c, e) == 0);                                  // Default, c full
+  CHECK(node_of(f, e) == mad::sa_status::no_records);         // both limited everywhere
+  // GetTable of every NodeRecord: e sees all end ports but a, b and f (d is a full member).
+  auto all = [&](uint16_t attr, const Port& asker) {
+    auto ans = satest::ask(fx.ix.get(), {}, satest::request(mad::sa_method::get_table, attr, 0), asker.lid);
+    REQUIRE(ans.response.header.status == 0);
+    return ans.payload.size() / (size_t{ans.response.attr_offset} * 8);
+  };
+  const size_t every = all(mad::NodeRecord::kAttrId, c);
+  CHECK(every == fx.ix->node_records().count());
+  CHECK(all(mad::NodeRecord::kAttrId, e) == every - 3);
+  (void)d;
+  // PortInfoRecords and P_KeyTableRecords of a (LID in the mask): b sees them, e does not.
+  for (uint16_t attr : {mad::PortInfoRecord::kAttrId, mad::PKeyTableRecord::kAttrId}) {
+    std::vector<uint8_t> q(attr == mad::PortInfoRecord::kAttrId ? mad::PortInfoRecord::kSize : mad::PKeyTableRecord::kSize);
+    q[0] = static_cast<uint8_t>(a.lid.value() >> 8);
+    q[1] = static_cast<uint8_t>(a.lid.value());
+    auto by_b = satest::ask(fx.ix.get(), {}, satest::request(mad::sa_method::get_table, attr, 1, q), b.lid);
+    auto by_e = satest::ask(fx.ix.get(), {}, satest::request(mad::sa_method::get_table, attr, 1, q), e.lid);
+    CHECK(by_b.payload.size() > 0);
+    CHECK(by_e.payload.size() == 0);
+  }
+}
+
 TEST_CASE("partitions: an index without P_Key tables puts every port in Default, full") {
   Fixture fx;
   sm::sa::Index bare = sm::sa::Index::build(fx.run->sm->topology(), fx.run->sm->model(), fx.run->sm->tables(),
