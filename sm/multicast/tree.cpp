@@ -1,7 +1,6 @@
 #include "sm/multicast/tree.h"
 
 #include <algorithm>
-#include <deque>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -14,25 +13,26 @@ namespace {
 
 constexpr uint32_t kFar = std::numeric_limits<uint32_t>::max();
 
-// Hop counts over switch-to-switch links from `from` to every switch (kFar: unreachable).
-// `parent` (optional) gets each reached switch's BFS parent link: (parent, its port, our port).
+// Hop counts over switch-to-switch links from switch index `from` to every switch (kFar:
+// unreachable). `parent` (optional) gets each reached switch's BFS parent link.
 struct Parent {
-  NodeId node = kNoNode;
+  uint32_t sw = kFar;  // switch index
   uint8_t parent_port = 0, own_port = 0;
 };
-std::vector<uint32_t> bfs(const Topology& t, NodeId from, std::vector<Parent>* parent) {
-  std::vector<uint32_t> dist(t.node_count(), kFar);
-  if (parent) parent->assign(t.node_count(), Parent{});
-  std::deque<NodeId> q{from};
+std::vector<uint32_t> bfs(const SwitchGraph& g, uint32_t from, std::vector<Parent>* parent) {
+  std::vector<uint32_t> dist(g.nodes.size(), kFar);
+  if (parent) parent->assign(g.nodes.size(), Parent{});
+  std::vector<uint32_t> q{from};
+  q.reserve(g.nodes.size());
   dist[from] = 0;
-  while (!q.empty()) {
-    const NodeId s = q.front();
-    q.pop_front();
-    for (const Port& p : t.ports(s)) {
-      if (p.num.value() == 0 || !p.linked() || !t.node(p.peer).is_switch() || dist[p.peer] != kFar) continue;
-      dist[p.peer] = dist[s] + 1;
-      if (parent) (*parent)[p.peer] = Parent{s, p.num.value(), p.peer_port.value()};
-      q.push_back(p.peer);
+  for (size_t head = 0; head < q.size(); ++head) {
+    const uint32_t s = q[head];
+    for (uint32_t e = g.first[s]; e < g.first[s + 1]; ++e) {
+      const SwitchGraph::Edge& l = g.edges[e];
+      if (dist[l.peer] != kFar) continue;
+      dist[l.peer] = dist[s] + 1;
+      if (parent) (*parent)[l.peer] = Parent{s, l.port, l.peer_port};
+      q.push_back(l.peer);
     }
   }
   return dist;
@@ -40,7 +40,27 @@ std::vector<uint32_t> bfs(const Topology& t, NodeId from, std::vector<Parent>* p
 
 }  // namespace
 
-GroupTree build_tree(const Topology& t, const Group& g) {
+SwitchGraph SwitchGraph::of(const Topology& t) {
+  SwitchGraph g;
+  g.index.assign(t.node_count(), kFar);
+  for (NodeId s : t.switches()) {
+    g.index[s] = static_cast<uint32_t>(g.nodes.size());
+    g.nodes.push_back(s);
+  }
+  g.first.reserve(g.nodes.size() + 1);
+  for (NodeId s : g.nodes) {  // neighbours in (NodeId, port) order: the BFS, hence the tree, is deterministic
+    g.first.push_back(static_cast<uint32_t>(g.edges.size()));
+    for (const Port& p : t.ports(s))
+      if (p.num.value() != 0 && p.linked() && t.node(p.peer).is_switch())
+        g.edges.push_back(Edge{g.index[p.peer], p.num.value(), p.peer_port.value()});
+  }
+  g.first.push_back(static_cast<uint32_t>(g.edges.size()));
+  return g;
+}
+
+GroupTree build_tree(const Topology& t, const Group& g) { return build_tree(t, SwitchGraph::of(t), g); }
+
+GroupTree build_tree(const Topology& t, const SwitchGraph& graph, const Group& g) {
   GroupTree out;
   // Member ports on switches: switch -> ports to deliver on (empty set: send-only there).
   std::map<NodeId, PortMask> at;
@@ -84,40 +104,41 @@ GroupTree build_tree(const Topology& t, const Group& g) {
     for (size_t i = 0; i < kRootSamples; ++i) picked.push_back(from[i * from.size() / kRootSamples]);
     from = std::move(picked);
   }
-  std::vector<uint64_t> worst(t.node_count(), 0), total(t.node_count(), 0);
+  std::vector<uint64_t> worst(graph.nodes.size(), 0), total(graph.nodes.size(), 0);
   if (at.size() > 1) {
     for (NodeId sw : from) {
-      const auto d = bfs(t, sw, nullptr);
-      for (NodeId s : t.switches()) {
-        worst[s] = std::max<uint64_t>(worst[s], d[s]);
-        total[s] += d[s];
+      const auto d = bfs(graph, graph.index[sw], nullptr);
+      for (size_t i = 0; i < d.size(); ++i) {
+        worst[i] = std::max<uint64_t>(worst[i], d[i]);
+        total[i] += d[i];
       }
     }
   }
-  NodeId root = at.begin()->first;
+  uint32_t root = graph.index[at.begin()->first];
   if (at.size() > 1) {
-    auto key = [&](NodeId s) { return std::make_tuple(worst[s], total[s], t.node(s).guid); };
-    for (NodeId s : t.switches())
-      if (key(s) < key(root)) root = s;
+    auto key = [&](uint32_t i) { return std::make_tuple(worst[i], total[i], t.node(graph.nodes[i]).guid); };
+    for (uint32_t i = 0; i < graph.nodes.size(); ++i)
+      if (key(i) < key(root)) root = i;
   }
-  out.root = root;
+  out.root = graph.nodes[root];
 
   std::vector<Parent> parent;
-  const auto dist = bfs(t, root, &parent);
+  const auto dist = bfs(graph, root, &parent);
   std::map<NodeId, PortMask> tree;
-  std::vector<bool> on_tree(t.node_count(), false);
+  std::vector<bool> on_tree(graph.nodes.size(), false);
   on_tree[root] = true;
-  tree[root];
+  tree[out.root];
   for (const auto& [sw, mask] : at) {
-    if (dist[sw] == kFar) {
+    const uint32_t i = graph.index[sw];
+    if (dist[i] == kFar) {
       out.members_cut_off += std::max<size_t>(mask.count(), 1);
       continue;
     }
     // Up the BFS tree until a switch already on it: each switch added brings its parent link.
-    for (NodeId s = sw; !on_tree[s]; s = parent[s].node) {
+    for (uint32_t s = i; !on_tree[s]; s = parent[s].sw) {
       on_tree[s] = true;
-      tree[s].set(parent[s].own_port);
-      tree[parent[s].node].set(parent[s].parent_port);
+      tree[graph.nodes[s]].set(parent[s].own_port);
+      tree[graph.nodes[parent[s].sw]].set(parent[s].parent_port);
     }
     tree[sw] |= mask;
   }
@@ -126,10 +147,11 @@ GroupTree build_tree(const Topology& t, const Group& g) {
 }
 
 const GroupTree& TreeCache::get(const Topology& topo, const Group& group) {
+  if (!graph_) graph_ = SwitchGraph::of(topo);
   auto [it, added] = trees_.try_emplace(group.mgid);
   if (added || it->second.members != group.members) {
     it->second.members = group.members;
-    it->second.tree = build_tree(topo, group);
+    it->second.tree = build_tree(topo, *graph_, group);
   }
   return it->second.tree;
 }
