@@ -80,6 +80,7 @@ class Daemon {
   void log_lids() const;
   void note_groups();
   void start_sa_state();
+  void restore_sa_state(const std::vector<sm::store::SaObject>& objects);
 
   DaemonArgs a_;
   sm::Logger& log_;
@@ -95,6 +96,7 @@ class Daemon {
   std::unique_ptr<sm::sa::Reporter> reporter_;
   std::shared_ptr<const sm::sa::Index> index_;  // of the last sweep that configured the subnet
   std::vector<sm::store::SaObject> restored_;     // read from the store, until handed out
+  bool sa_current_ = true;  // false after standing by: another SM may have changed the store
   sm::service::Notifier notify_ = sm::service::Notifier::from_environment();
   StatusContext ctx_;
   bool ready_sent_ = false;
@@ -124,12 +126,7 @@ mad::Result<void> Daemon::open_store() {
   manager_->lft_memory() = std::move(*tables);
   auto objects = store_->load_sa_objects();
   if (!objects) return std::unexpected(objects.error());
-  restored_ = std::move(*objects);  // services and subscriptions: start_sa_state()
-  std::vector<std::vector<uint8_t>> groups;
-  for (const auto& o : restored_)
-    if (o.kind == "mcgroup") groups.push_back(o.record);
-  if (!groups.empty())
-    log_.info(705, "store: {} of {} multicast groups restored", multicast_->restore(groups), groups.size());
+  restored_ = std::move(*objects);  // start_sa_state() hands them out
   return {};
 }
 
@@ -200,9 +197,20 @@ void Daemon::start_sa_state() {
   auto keep = [this](sm::store::SaObject o) { store_->note_sa_object(std::move(o)); };
   services_->on_change = keep;
   subscriptions_->on_change = keep;
-  const size_t s = services_->load(restored_), i = subscriptions_->load(restored_);
+  restore_sa_state(restored_);
   restored_.clear();
-  if (s || i) log_.info(706, "store: {} service record(s), {} event subscription(s) read back", s, i);
+}
+
+// SA state clients created, as the store has it, replacing what this SM holds: at start, and
+// when it becomes master after standing by (with a database the SMs share, the last master's
+// groups, services and subscriptions, MLIDs and leases included).
+void Daemon::restore_sa_state(const std::vector<sm::store::SaObject>& objects) {
+  std::vector<std::vector<uint8_t>> groups;
+  for (const auto& o : objects)
+    if (o.kind == "mcgroup") groups.push_back(o.record);
+  const size_t g = multicast_->restore(groups), s = services_->load(objects), i = subscriptions_->load(objects);
+  if (!objects.empty())
+    log_.info(705, "store: {} multicast group(s), {} service record(s), {} event subscription(s) read back", g, s, i);
 }
 
 void Daemon::on_sweep(const sm::SweepReport& r) {
@@ -210,6 +218,12 @@ void Daemon::on_sweep(const sm::SweepReport& r) {
   // What a master's sweep configured: the SA answers from it, the store commits it. A
   // standby's walk changes nothing it owns (no SA answers); its events still go out.
   const bool configured = manager_->state() == mad::SmState::master && !r.engine.empty();
+  if (configured && !sa_current_ && store_) {
+    sa_current_ = true;
+    store_->forget_written();  // the last master may have written other rows
+    if (auto objs = store_->load_sa_objects(); objs) restore_sa_state(*objs);
+    else log_.error(706, "store: SA state not read back on taking over: {}", objs.error().message);
+  }
   if (configured) {
     auto built = sm::sa::Index::build(manager_->topology(), manager_->model(), manager_->tables(),
                                       manager_->ha_role().self_info(false), a_.cfg.sm.ports.switch_life_time);
@@ -309,6 +323,7 @@ bool Daemon::tick() {
   if (g_reload.exchange(false)) reload();
   if (control_) serve_control();
   if (m.state() != mad::SmState::master) {
+    if (m.state() == mad::SmState::standby) sa_current_ = false;
     sa_->set_index(nullptr);
     if (index_) {  // a new master has no earlier view to compare with
       index_.reset();

@@ -66,6 +66,13 @@ mad::Result<void> Registry::restore(Group g) {
   return {};
 }
 
+void Registry::clear() {
+  groups_.clear();
+  by_mlid_.clear();
+  changed_.clear();
+  ++version_;
+}
+
 void Registry::erase(const mad::Gid& mgid) {
   auto it = groups_.find(mgid);
   if (it == groups_.end()) return;

@@ -59,6 +59,8 @@ class Registry {
   // MLID is taken or the MLID is not a multicast LID.
   mad::Result<void> restore(Group g);
   void erase(const mad::Gid& mgid);
+  // Every group gone (not noted as changed: a restore replaces them).
+  void clear();
   // Whether the SM keeps `mgid` without members (an IPoIB broadcast group of a partition).
   void set_kept(const mad::Gid& mgid, bool kept);
   // Sets `port`'s JoinState in `mgid` (0 removes the member). The group must exist.

@@ -9,6 +9,7 @@ Multicast::Multicast(Logger& log, MulticastConfig cfg)
 
 size_t Multicast::restore(std::span<const std::vector<uint8_t>> records) {
   size_t n = 0;
+  groups_.clear();
   for (const auto& rec : records) {
     auto g = decode_group(rec);
     if (!g) {

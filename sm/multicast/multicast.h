@@ -37,8 +37,9 @@ class Multicast {
   const Registry& groups() const { return groups_; }
 
   // Groups as the store kept them (encode_group records), before the first sweep so their
-  // MLIDs are taken before anything new is created. A bad record is logged and skipped.
-  // Returns how many came back.
+  // MLIDs are taken before anything new is created, or on a takeover: they replace every group
+  // held (what switches hold is still known, so the next pass writes only differences). A bad
+  // record is logged and skipped. Returns how many came back.
   size_t restore(std::span<const std::vector<uint8_t>> records);
   // Creates the IPoIB broadcast group of every ipoib partition that has none yet.
   void ensure_partition_groups();

@@ -126,6 +126,7 @@ Records Services::get(const mad::SaMad& m) {
 
 size_t Services::load(const std::vector<store::SaObject>& objects) {
   size_t n = 0;
+  records_.clear();
   const int64_t now = clocks_.wall_ms();
   for (const store::SaObject& o : objects) {
     if (o.kind != kKind) continue;

@@ -41,6 +41,7 @@ class Services final : public Handler {
   // Drops the records whose lease ran out (handle() does it too, before it answers).
   void expire();
   // Records kept in the store; expired and malformed ones are skipped. Returns how many came back.
+  // Replaces every record held by the stored ones (a start, or a takeover on a shared store).
   size_t load(const std::vector<store::SaObject>& objects);
   std::function<void(store::SaObject)> on_change;
   size_t size() const { return records_.size(); }

@@ -150,6 +150,7 @@ size_t Subscriptions::drop_subscriber(const mad::Gid& port) {
 
 size_t Subscriptions::load(const std::vector<store::SaObject>& objects) {
   size_t n = 0;
+  subs_.clear();
   for (const store::SaObject& o : objects) {
     if (o.kind != kKind || o.record.size() != kStoredSize) continue;
     auto r = InformInfoRecord::decode(std::span(o.record).first(InformInfoRecord::kSize));

@@ -42,6 +42,7 @@ class Subscriptions final : public Handler {
   size_t drop_subscriber(const mad::Gid& port);
   size_t size() const { return subs_.size(); }
 
+  // Replaces every subscription held by the stored ones (a start, or a takeover).
   size_t load(const std::vector<store::SaObject>& objects);
   std::function<void(store::SaObject)> on_change;
 

@@ -228,6 +228,13 @@ mad::Result<size_t> Store::write_events() {
   return n;
 }
 
+void Store::forget_written() {
+  node_rows_.clear();
+  lft_rows_.clear();
+  port_rows_.clear();
+  lid_rows_.clear();
+}
+
 void Store::note_sa_object(SaObject o) {
   auto key = std::make_pair(o.kind, o.key);
   sa_objects_[std::move(key)] = std::move(o);

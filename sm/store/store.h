@@ -103,6 +103,10 @@ class Store {
   // transaction).
   mad::Result<size_t> flush_events();
 
+  // Another SM may have written the database since (a shared store, after a takeover): the
+  // next commit writes every row instead of only those this process changed.
+  void forget_written();
+
   Db& db() { return db_; }
   const std::string& path() const { return path_; }
 
