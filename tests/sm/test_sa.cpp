@@ -6,6 +6,7 @@
 #include <map>
 
 #include "harness.h"
+#include "sa_helpers.h"
 #include "mad/rmpp.h"
 #include "mad/sa_path_record.h"
 #include "mad/sa_records.h"
@@ -27,22 +28,8 @@ struct Fixture {
   }
 };
 
-mad::MadBytes request(uint8_t method, uint16_t attr, uint64_t mask, std::span<const uint8_t> rec = {}) {
-  SaMad m;
-  m.header.method = method;
-  m.header.attr_id = attr;
-  m.header.tid = 0x1234;
-  m.comp_mask = mask;
-  std::copy(rec.begin(), rec.end(), m.data.begin());
-  return mad::encode_sa_mad(m);
-}
-
-template <class R>
-std::vector<uint8_t> bytes(const R& r) {
-  std::vector<uint8_t> b(R::kSize);
-  r.encode(b);
-  return b;
-}
+using satest::bytes;
+using satest::request;
 
 sm::sa::Answer ask(const Fixture& f, const mad::MadBytes& req) {
   return sm::sa::answer_query(f.index.get(), {}, req, {}, 0xFE80000000000000ULL);
