@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sm/partitions/pkey_match.h"
+
 namespace sm::sa {
 
 namespace {
@@ -72,16 +74,17 @@ Records Services::handle(const Request& req, const Index& ix) {
   const mad::SaMad& m = req.mad;
   if (mad::unknown_components(m.comp_mask, ServiceRecord::components().size()))
     return fail(mad::sa_status::req_invalid);
+  const Endport* who = ix.by_lid(req.from.lid);
   switch (m.header.method) {
-    case mad::sa_method::set: return set(m, ix);
+    case mad::sa_method::set: return set(m, ix, who);
     case mad::sa_method::del: return del(m);
     case mad::sa_method::get:
-    case mad::sa_method::get_table: return get(m);
+    case mad::sa_method::get_table: return get(m, ix, who);
     default: return fail(mad::status::unsupported_method_attr);
   }
 }
 
-Records Services::set(const mad::SaMad& m, const Index& ix) {
+Records Services::set(const mad::SaMad& m, const Index& ix, const Endport* who) {
   // The record's identity must be named; the P_Key defaults to the default partition's.
   if ((m.comp_mask & kKeyMask) != kKeyMask) return fail(mad::sa_status::insufficient_components);
   auto rec = ServiceRecord::decode(m.data);
@@ -90,6 +93,7 @@ Records Services::set(const mad::SaMad& m, const Index& ix) {
   if (!(m.comp_mask & ServiceRecord::c_lease)) rec->lease = ServiceRecord::kInfiniteLease;
   if (rec->gid.is_zero() || rec->gid.is_multicast()) return fail(mad::sa_status::req_invalid);
   if (!ix.by_guid(mad::Guid(rec->gid.interface_id()))) return fail(mad::sa_status::invalid_gid);
+  if (who && !holds_pkey(ix.pkeys(*who), rec->pkey)) return fail(mad::sa_status::req_invalid);  // not its partition
   const Key k = key_of(*rec);
   if (!records_.count(k) && records_.size() >= kMaxRecords) return fail(mad::sa_status::no_resources);
   Entry e{*rec, std::nullopt};
@@ -112,10 +116,11 @@ Records Services::del(const mad::SaMad& m) {
   return out;
 }
 
-Records Services::get(const mad::SaMad& m) {
+Records Services::get(const mad::SaMad& m, const Index& ix, const Endport* who) {
   Records out;
   const auto fields = ServiceRecord::components();
   for (const auto& [k, e] : records_) {
+    if (who && !holds_pkey(ix.pkeys(*who), e.rec.pkey)) continue;  // a partition it is not in
     auto rec = encode_live(e);
     // The lease is compared as granted, not as what is left of it.
     auto granted = encode(e.rec);

@@ -53,9 +53,11 @@ class Services final : public Handler {
     std::optional<mad::Nanos> expires;  // none: an infinite lease
   };
   static Key key_of(const mad::ServiceRecord& r);
-  Records set(const mad::SaMad& m, const Index& ix);
+  // `who`: the requester's end port when the index knows it (its partitions decide which
+  // services it may register and see, as OpenSM's).
+  Records set(const mad::SaMad& m, const Index& ix, const Endport* who);
   Records del(const mad::SaMad& m);
-  Records get(const mad::SaMad& m);
+  Records get(const mad::SaMad& m, const Index& ix, const Endport* who);
   std::vector<uint8_t> encode_live(const Entry& e) const;  // the lease left, in seconds
   void changed(const Key& k, const Entry* e);
 

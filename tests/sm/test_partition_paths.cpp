@@ -16,6 +16,7 @@
 #include "sm/multicast/mcmember.h"
 #include "sm/sa/index.h"
 #include "sm/sa/queries.h"
+#include "sm/sa/services.h"
 
 namespace {
 
@@ -195,6 +196,49 @@ TEST_CASE("partitions: NodeRecords, PortInfoRecords and P_Key tables only of por
     CHECK(by_b.payload.size() > 0);
     CHECK(by_e.payload.size() == 0);
   }
+}
+
+TEST_CASE("partitions: ServiceRecords are registered and seen only within the requester's partitions") {
+  Fixture fx;
+  const auto& [a, b, c, d, e, f] = std::tie(fx.ca[0], fx.ca[1], fx.ca[2], fx.ca[3], fx.ca[4], fx.ca[5]);
+  (void)d;
+  (void)f;
+  sm::sa::Services svc({fx.run->transport->clock(), [] { return int64_t{1'700'000'000'000}; }});
+  sm::sa::Handler* hs[] = {&svc};
+  using SR = mad::ServiceRecord;
+  auto ask = [&](uint8_t method, const SR& r, uint64_t mask, const Port& from) {
+    return satest::ask(fx.ix.get(), hs, satest::request(method, SR::kAttrId, mask, satest::bytes(r)), from.lid);
+  };
+  constexpr uint64_t kKey = SR::c_id | SR::c_gid | SR::c_pkey;
+  SR two;
+  two.id = 0x2;
+  two.gid = a.gid;
+  two.pkey = 0x8002;
+  two.name = "in-two";
+  CHECK(ask(mad::sa_method::set, two, kKey, a).response.header.status == 0);
+  SR dflt = two;
+  dflt.id = 0x7F;
+  dflt.gid = c.gid;
+  dflt.pkey = 0xFFFF;
+  dflt.name = "in-default";
+  CHECK(ask(mad::sa_method::set, dflt, kKey, c).response.header.status == 0);
+  // e is not in 0x0002: it may not register a service there.
+  SR bad = two;
+  bad.id = 0x3;
+  bad.gid = e.gid;
+  CHECK(ask(mad::sa_method::set, bad, kKey, e).response.header.status == mad::sa_status::req_invalid);
+  CHECK(svc.size() == 2);
+  auto names = [&](const Port& from) {
+    auto ans = ask(mad::sa_method::get_table, SR{}, 0, from);
+    REQUIRE(ans.response.header.status == 0);
+    std::vector<std::string> out;
+    for (size_t off = 0; off + SR::kSize <= ans.payload.size(); off += size_t{ans.response.attr_offset} * 8)
+      out.push_back(SR::decode(std::span(ans.payload).subspan(off, SR::kSize))->name);
+    return out;
+  };
+  CHECK(names(b) == std::vector<std::string>{"in-two", "in-default"});  // b holds both (Default as limited)
+  CHECK(names(e) == std::vector<std::string>{"in-default"});
+  CHECK(names(c) == std::vector<std::string>{"in-default"});
 }
 
 TEST_CASE("partitions: an index without P_Key tables puts every port in Default, full") {

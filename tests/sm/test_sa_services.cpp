@@ -89,9 +89,12 @@ TEST_CASE("SA: ServiceRecord Set, Get by mask, update, Delete, lease expiry in v
   CHECK(svc.size() == 2);
   g = ask(f.index.get(), hs, request(m::get, at::service_record, SR::c_id | SR::c_gid, bytes(a)));
   CHECK(records<SR>(g)[0].data32[0] == 99);
-  // Another P_Key is another record.
+  // Another P_Key is another record (the limited entry of Default, which the requester holds);
+  // a partition the requester is not in is refused.
   SR a2 = a;
   a2.pkey = 0x8001;
+  CHECK(set(a2, key).response.header.status == mad::sa_status::req_invalid);
+  a2.pkey = 0x7FFF;
   REQUIRE(set(a2, key).response.header.status == 0);
   CHECK(svc.size() == 3);
 
@@ -107,7 +110,7 @@ TEST_CASE("SA: ServiceRecord Set, Get by mask, update, Delete, lease expiry in v
   // Delete: the record comes back once, then there is nothing to delete.
   auto d = ask(f.index.get(), hs, request(m::del, at::service_record, key, bytes(a2)));
   CHECK(d.response.header.method == m::del_resp);
-  CHECK(records<SR>(d)[0].pkey == 0x8001);
+  CHECK(records<SR>(d)[0].pkey == 0x7FFF);
   d = ask(f.index.get(), hs, request(m::del, at::service_record, key, bytes(a2)));
   CHECK(d.response.header.status == mad::sa_status::no_records);
   CHECK(svc.size() == 1);
