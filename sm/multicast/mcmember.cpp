@@ -113,14 +113,15 @@ sa::Records McMemberHandler::handle(const sa::Request& req, const sa::Index& ix)
   if (!q) return fail(mad::sa_status::req_invalid);
   switch (req.mad.header.method) {
     case mad::sa_method::get:
-    case mad::sa_method::get_table: return query(*q, req.mad.data, mask);
+    case mad::sa_method::get_table: return query(*q, req.mad.data, mask, ix, ix.by_lid(req.from.lid));
     case mad::sa_method::set: return join(*q, mask, ix, ix.by_lid(req.from.lid));
     case mad::sa_method::del: return leave(*q, mask, ix);
     default: return fail(mad::status::unsupported_method_attr);
   }
 }
 
-sa::Records McMemberHandler::query(const M& q, std::span<const uint8_t> raw, uint64_t mask) const {
+sa::Records McMemberHandler::query(const M& q, std::span<const uint8_t> raw, uint64_t mask, const sa::Index& ix,
+                                   const sa::Endport* requester) const {
   sa::Records out;
   const auto fields = M::components();
   std::vector<uint8_t> rec(M::kSize);
@@ -129,6 +130,7 @@ sa::Records McMemberHandler::query(const M& q, std::span<const uint8_t> raw, uin
     if (mad::components_match(raw, rec, mask, fields)) out.records.push_back(rec);
   };
   auto visit = [&](const Group& g) {
+    if (requester && !holds_pkey(ix.pkeys(*requester), g.params.pkey)) return;  // not its partition
     if (mask & M::c_port_gid) {
       auto it = g.members.find(q.port_gid);
       if (it != g.members.end()) consider(record_of(g, it->first, it->second));

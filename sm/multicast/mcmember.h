@@ -34,7 +34,9 @@ class McMemberHandler : public sa::Handler {
   static mad::McMemberRecord record_of(const Group& g, const mad::Gid& port, uint8_t join_state);
 
  private:
-  sa::Records query(const mad::McMemberRecord& q, std::span<const uint8_t> raw, uint64_t mask) const;
+  // `requester` (when the index knows it) sees only groups of partitions it is in.
+  sa::Records query(const mad::McMemberRecord& q, std::span<const uint8_t> raw, uint64_t mask,
+                    const sa::Index& ix, const sa::Endport* requester) const;
   // `requester`: the port the request came from, when the index knows it.
   sa::Records join(const mad::McMemberRecord& q, uint64_t mask, const sa::Index& ix, const sa::Endport* requester);
   sa::Records leave(const mad::McMemberRecord& q, uint64_t mask, const sa::Index& ix);

@@ -271,6 +271,13 @@ TEST_CASE("partitions: a port joins only the groups of its partitions") {
                                M::c_flow_label | M::c_tclass;
   REQUIRE(set(fx.ca[0], q, kCreate) == 0);
   REQUIRE(groups.find(q.mgid));
+  // Who sees it (GetTable, as `saquery -g` asks): b, in 0x0002, does; c does not.
+  auto seen = [&](const Port& p) {
+    auto a = satest::ask(fx.ix.get(), hs, satest::request(mad::sa_method::get_table, M::kAttrId, 0), p.lid);
+    return a.payload.size() / (size_t{a.response.attr_offset} * 8);
+  };
+  CHECK(seen(fx.ca[1]) == 1);
+  CHECK(seen(fx.ca[2]) == 0);
   // c is not in 0x0002: refused, and nothing changes.
   const uint64_t version = groups.version();
   M j;
