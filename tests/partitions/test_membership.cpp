@@ -59,13 +59,14 @@ TEST_CASE("members by GUID, class and SELF; full bit; last entry decides; file o
     a=0x0a : ALL=full, 0x302=limited ;           # the later entry wins for 0x302
     s=0x05 : SELF=both ;
     none=0x06 : 0x999=full ;                     # nobody here
+    c=0x0c : 0x301=limited, ALL_CAS=full, 0x301=both ;  # a later class entry, then the GUID again
   )", "t");
   REQUIRE(set);
   const auto r = by_guid(resolve_pkeys(t, *set));
   CHECK(r.at(0x100) == std::vector<uint16_t>{0x7FFF, 0x800A});
-  CHECK(r.at(0x201) == std::vector<uint16_t>{0xFFFF, 0x800A, 0x8005, 0x0005});
-  CHECK(r.at(0x301) == std::vector<uint16_t>{0xFFFF, 0x800B, 0x800A});
-  CHECK(r.at(0x302) == std::vector<uint16_t>{0xFFFF, 0x000B, 0x000A});
+  CHECK(r.at(0x201) == std::vector<uint16_t>{0xFFFF, 0x800A, 0x8005, 0x0005, 0x800C});
+  CHECK(r.at(0x301) == std::vector<uint16_t>{0xFFFF, 0x800B, 0x800A, 0x800C, 0x000C});
+  CHECK(r.at(0x302) == std::vector<uint16_t>{0xFFFF, 0x000B, 0x000A, 0x800C});
 }
 
 TEST_CASE("a port in no partition gets an empty table; the result is deterministic") {
