@@ -10,15 +10,12 @@ void SubnetManager::program_partitions(bool ok) {
     finish(ok, ok ? "" : "programming failed on some nodes");
     return;
   }
-  const int64_t started = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                              std::chrono::steady_clock::now().time_since_epoch()).count();
+  const double started_ms = since(sweep_wall_ns_, sweep_fabric_).wall_ms;
   pkey_programmer_ = std::make_unique<PKeyProgrammer>(client_, log_, pkey_memory_, model_);
-  pkey_programmer_->start(topo_, cfg_.partitions, [this, ok, started] {
+  pkey_programmer_->start(topo_, cfg_.partitions, [this, ok, started_ms] {
     report_.pkeys = pkey_programmer_->stats();
     const PKeyStats& s = report_.pkeys;
-    const double ms = static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                              std::chrono::steady_clock::now().time_since_epoch()).count() -
-                                          started) / 1e6;
+    const double ms = since(sweep_wall_ns_, sweep_fabric_).wall_ms - started_ms;
     log_.log(s.blocks_written || s.enforcement_sets || s.failures || report_.heavy ? Level::info : Level::debug, 524,
              "sweep {}: P_Keys: {} partition(s), {} block(s) written on {} port(s), {} read back, {} enforcement "
              "Set(s), {} failures, {:.1f} ms",
