@@ -16,8 +16,6 @@ NET=$2
 [ -f "$NET" ] || { echo "SKIP: $NET not found"; exit 77; }
 ibsim_init daemon-$$
 name="daemon $(basename "$NET")"
-failed=0
-fail() { log "FAIL: $*"; failed=$((failed + 1)); }
 ibsim_start "$NET" || exit 1
 
 # The notify socket: every datagram, one per line (newlines inside become '|').

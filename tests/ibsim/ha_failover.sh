@@ -13,8 +13,6 @@ NET=$2
 [ -f "$NET" ] || { echo "SKIP: $NET not found"; exit 77; }
 ha_init ha-failover-$$
 name="HA failover $(basename "$NET")"
-failed=0
-fail() { log "FAIL: $*"; failed=$((failed + 1)); }
 
 mapfile -t cas < <(ca_names "$NET")
 A=${cas[0]}

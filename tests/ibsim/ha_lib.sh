@@ -2,13 +2,12 @@
 # and OpenSM) on one ibsim, each at its own CA (SIM_HOST), each stopped by PID on exit.
 #
 #   ha_init NAME             ibsim_init, and a cleanup that also stops every daemon started here
-#   ca_names NETFILE         the CA names of a net file, in file order
 #   start_fabricsm NAME HOST [ARGS...]   `fabricsm run` in the background, log in $work/NAME.log
 #   start_opensm NAME HOST [ARGS...]     OpenSM in the background, log in $work/NAME.log
 #   stop_sm NAME [SIGNAL]    stops one daemon (default TERM); KILL is kill -9
 #   wait_log NAME PATTERN [SECONDS]      until the daemon's log matches
 #   sminfo_at HOST [LID]     `sminfo` run from CA HOST (to LID, else to HOST's SM LID)
-#   (lid_of and port_lids are in lib.sh)
+#   (lid_of, port_lids, ca_names and fail are in lib.sh)
 declare -A ha_pids=()
 
 ha_init() {
@@ -27,7 +26,6 @@ ha_cleanup() {
   ibsim_cleanup
 }
 
-ca_names() { awk -F'"' '/^(Hca|Ca)[ \t]/ { print $2 }' "$1"; }
 
 start_fabricsm() {
   local n=$1 host=$2; shift 2

@@ -14,8 +14,6 @@ FABRICSM=$(realpath "$1")
 NET=$2
 [ -f "$NET" ] || { echo "SKIP: $NET not found"; exit 77; }
 ha_init ha-opensm-$$
-failed=0
-fail() { log "FAIL: $*"; failed=$((failed + 1)); }
 
 mapfile -t cas < <(ca_names "$NET")
 F=${cas[0]}                        # fabricsm's CA

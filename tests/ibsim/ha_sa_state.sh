@@ -18,8 +18,6 @@ NET=$4
 command -v saquery > /dev/null || { echo "SKIP: saquery missing"; exit 77; }
 ha_init ha-sa-$$
 name="HA SA state $(basename "$NET")"
-failed=0
-fail() { log "FAIL: $*"; failed=$((failed + 1)); }
 
 mapfile -t cas < <(ca_names "$NET")
 A=${cas[0]}

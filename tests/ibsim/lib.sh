@@ -12,6 +12,8 @@
 #   sminfo_master [ARGS...]  sminfo, a few tries, until it names a MASTER
 #   ca_lids [HOST]           the LIDs of the CA ports, one a line
 #   lid_of [HOST], port_lids [HOST]    a port's LID; every port's LID (ibnetdiscover -p)
+#   ca_names NETFILE         the CA names of a net file, in file order
+#   fail MESSAGE             logs a failure and counts it in $failed (scripts exit $failed)
 #   ibsim_stop
 set -uo pipefail
 
@@ -26,6 +28,9 @@ work=""
 name=""
 
 log() { echo "[$name] $*"; }
+failed=0
+fail() { log "FAIL: $*"; failed=$((failed + 1)); }
+ca_names() { awk -F'"' '/^(Hca|Ca)[ \t]/ { print $2 }' "$1"; }
 
 ibsim_init() {
   name=$1

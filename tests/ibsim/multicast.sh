@@ -14,10 +14,8 @@ NET=$3
 command -v saquery > /dev/null || { echo "SKIP: saquery missing"; exit 77; }
 ibsim_init mcast-$$
 name="multicast $(basename "$NET")"
-failed=0
-fail() { log "FAIL: $*"; failed=$((failed + 1)); }
 
-mapfile -t cas < <(awk -F'"' '/^(Hca|Ca)[ \t]/ { print $2 }' "$NET")
+mapfile -t cas < <(ca_names "$NET")
 n=${#cas[@]}
 client=${cas[$((n - 1))]}
 members=("${cas[1]}" "${cas[2]}" "${cas[$((n / 2))]}" "${cas[$((n - 2))]}")

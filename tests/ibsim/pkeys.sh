@@ -13,10 +13,8 @@ NET=$2
 [ -f "$NET" ] || { echo "SKIP: $NET not found"; exit 77; }
 ibsim_init pkeys-$$
 name="P_Keys $(basename "$NET")"
-failed=0
-fail() { log "FAIL: $*"; failed=$((failed + 1)); }
 
-mapfile -t cas < <(awk -F'"' '/^(Hca|Ca)[ \t]/ { print $2 }' "$NET")
+mapfile -t cas < <(ca_names "$NET")
 n=${#cas[@]}
 probe=("${cas[1]}" "${cas[2]}" "${cas[3]}" "${cas[$((n - 2))]}")
 guid_of() { shim_at "$1" smpquery -D nodeinfo 0 2>/dev/null | awk -F. '/^PortGuid:/ { print $NF }'; }

@@ -14,10 +14,8 @@ NET=$2
 command -v saquery > /dev/null || { echo "SKIP: saquery missing"; exit 77; }
 ibsim_init sa-$$
 name="SA $(basename "$NET")"
-failed=0
-fail() { log "FAIL: $*"; failed=$((failed + 1)); }
 
-mapfile -t cas < <(awk -F'"' '/^(Hca|Ca)[ \t]/ { print $2 }' "$NET")
+mapfile -t cas < <(ca_names "$NET")
 n=${#cas[@]}
 client=${cas[$((n - 1))]}
 pairs=("${cas[1]} ${cas[2]}" "${cas[1]} ${cas[$((n / 2))]}" "${cas[$((n - 2))]} ${cas[3]}" "${cas[4]} ${cas[4]}")

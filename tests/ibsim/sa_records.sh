@@ -16,8 +16,6 @@ CLIENT=$(realpath "$2")
 shift 2
 command -v saquery > /dev/null || { echo "SKIP: saquery missing"; exit 77; }
 ibsim_init sarec-$$
-failed=0
-fail() { log "FAIL: $*"; failed=$((failed + 1)); }
 
 sa() { SIM_HOST=$client shim timeout 10 saquery "$@" 2>&1; }
 # LID -> port GUID of the fabric as it is now, as sed expressions for the record lines that name LIDs.
@@ -87,7 +85,7 @@ answers() {
 for net in "$@"; do
   [ -f "$net" ] || { log "SKIP: $net not found"; continue; }
   name="SA records $(basename "$net")"
-  mapfile -t cas < <(awk -F'"' '/^(Hca|Ca)[ \t]/ { print $2 }' "$net")
+  mapfile -t cas < <(ca_names "$net")
   mapfile -t all_switches < <(awk -F'"' '/^Switch[ \t]/ { print $2 }' "$net")
   n=${#cas[@]}; ns=${#all_switches[@]}
   client=${cas[$((n - 1))]}
