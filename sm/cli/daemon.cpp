@@ -225,10 +225,7 @@ void Daemon::on_sweep(const sm::SweepReport& r) {
     else log_.error(706, "store: SA state not read back on taking over: {}", objs.error().message);
   }
   if (configured) {
-    auto built = sm::sa::Index::build(manager_->topology(), manager_->model(), manager_->tables(),
-                                      manager_->ha_role().self_info(false), a_.cfg.sm.ports.switch_life_time);
-    built.add_pkey_tables(manager_->pkey_memory());
-    auto ix = std::make_shared<const sm::sa::Index>(std::move(built));
+    auto ix = std::make_shared<const sm::sa::Index>(sm::sa::Index::of(*manager_, a_.cfg.sm.ports.switch_life_time));
     reporter_->on_index(index_.get(), ix);  // traps 64/65 for the end ports that came and went
     index_ = ix;
     sa_->set_index(ix);

@@ -19,6 +19,10 @@
 #include "sm/partitions/pkey_programmer.h"
 #include "sm/topology.h"
 
+namespace sm {
+class SubnetManager;
+}
+
 namespace sm::sa {
 
 struct Endport {
@@ -41,6 +45,8 @@ class Index {
   // SwitchInfo LifeTimeValue programmed (PacketLifeTime grows from it with the hops).
   static Index build(const Topology& topo, const FabricModel& model, const routing::RoutingTables& tables,
                      const mad::SmInfo& sm_info, uint8_t packet_life);
+  // What the SM's last sweep configured, P_Key tables included: what the SA answers from.
+  static Index of(const SubnetManager& sm, uint8_t packet_life);
 
   bool empty() const { return endports_.empty(); }
   const std::vector<Endport>& endports() const { return endports_; }
@@ -69,12 +75,9 @@ class Index {
   const LftSwitch* lft_switch(Lid lid) const;
   uint16_t lft_blocks() const;  // blocks per switch: 0 .. max LID / 64
   mad::LftRecord lft_record(const LftSwitch& sw, uint16_t block) const;
-  const Records& pkey_records() const { return pkey_records_; }
-  // P_KeyTableRecords: every block of every end port's and switch port's P_Key table this SM
-  // knows (sm/sa/pkey_records.cpp), and each end port's P_Keys from them; call after build().
-  void add_pkey_tables(const PKeyMemory& memory);
+  const Records& pkey_records() const { return pkey_records_; }  // from of(); empty from build()
   // The end port's P_Keys as sm/partitions/pkey_match.h matches them. A port whose table is
-  // not known (no add_pkey_tables, or the SM never read or wrote it) holds the default
+  // not known (an index from build(), or the SM never read or wrote it) holds the default
   // partition as a full member, as every port does before an SM programs it.
   std::span<const uint16_t> pkeys(const Endport& e) const;
   const Endport* by_lid(Lid lid) const;
@@ -84,6 +87,9 @@ class Index {
   uint8_t packet_life() const { return packet_life_; }
 
  private:
+  // P_KeyTableRecords: every block of every end port's and switch port's P_Key table this SM
+  // knows (sm/sa/pkey_records.cpp), and each end port's P_Keys from them.
+  void add_pkey_tables(const PKeyMemory& memory);
   const Topology* topo_ = nullptr;  // the SM keeps both alive until the next index
   const routing::RoutingTables* tables_ = nullptr;
   std::vector<Endport> endports_;

@@ -3,8 +3,15 @@
 #include "mad/pkey_table.h"
 #include "sm/partitions/pkey_match.h"
 #include "sm/sa/index.h"
+#include "sm/subnet_manager.h"
 
 namespace sm::sa {
+
+Index Index::of(const SubnetManager& sm, uint8_t packet_life) {
+  Index ix = build(sm.topology(), sm.model(), sm.tables(), sm.ha_role().self_info(false), packet_life);
+  ix.add_pkey_tables(sm.pkey_memory());
+  return ix;
+}
 
 void Index::add_pkey_tables(const PKeyMemory& memory) {
   pkey_records_ = Records{};

@@ -37,8 +37,7 @@ struct Fixture {
     reindex();
   }
   void reindex() {
-    index = std::make_shared<const sm::sa::Index>(sm::sa::Index::build(
-        run.sm->topology(), run.sm->model(), run.sm->tables(), run.sm->ha_role().self_info(false), 18));
+    index = std::make_shared<const sm::sa::Index>(sm::sa::Index::of(*run.sm, 18));
   }
   mad::Gid gid_of(sm::NodeId ca) const {
     return mad::Gid(kPrefix, run.sm->topology().port(ca, mad::PortNum(1)).guid.value());

@@ -56,10 +56,7 @@ struct Fixture {
     run = std::make_unique<smtest::Run>(*sim::make_fat_tree(2, 8), cfg);
     REQUIRE(run->until_idle());
     REQUIRE(run->sm->subnet_up());
-    ix = std::make_unique<sm::sa::Index>(sm::sa::Index::build(run->sm->topology(), run->sm->model(),
-                                                              run->sm->tables(), run->sm->ha_role().self_info(false),
-                                                              18));
-    ix->add_pkey_tables(run->sm->pkey_memory());
+    ix = std::make_unique<sm::sa::Index>(sm::sa::Index::of(*run->sm, 18));
     for (uint64_t guid : g) {
       const sm::sa::Endport* e = ix->by_guid(mad::Guid(guid));
       REQUIRE(e);

@@ -23,8 +23,7 @@ struct Fixture {
   Fixture() {
     REQUIRE(run.until_idle());
     REQUIRE(run.sm->subnet_up());
-    index = std::make_shared<const sm::sa::Index>(sm::sa::Index::build(
-        run.sm->topology(), run.sm->model(), run.sm->tables(), run.sm->ha_role().self_info(false), 18));
+    index = std::make_shared<const sm::sa::Index>(sm::sa::Index::of(*run.sm, 18));
   }
 };
 
