@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   m.set_multicast(&mc);
   m.start();
   (void)sm::run_loop(m, t, [&] { return !m.sweeping() && m.subnet_up(); });
-  const sm::Topology& topo = m.topology();
+  const fabric::Topology& topo = m.topology();
   fmt::print("3-level fat tree radix {} ({} nodes, {} switches, {} CAs); first sweep wrote {} MFT blocks\n", radix,
              topo.node_count(), topo.switches().size(), topo.cas().size(), m.last_sweep().mft_blocks);
   fmt::print("{:<34} {:>9} {:>9} {:>12}\n", "pass", "wall ms", "blocks", "tree switches");
@@ -51,11 +51,11 @@ int main(int argc, char** argv) {
     fmt::print("{:<34} {:>9.1f} {:>9} {:>12}\n", what, ms, changed ? mc.last_stats().blocks_written : 0,
                tree.switches.size());
   };
-  for (sm::NodeId ca : topo.cas())
+  for (fabric::NodeId ca : topo.cas())
     mc.groups().set_member(bc, mad::Gid(mad::kDefaultGidPrefix, topo.port(ca, mad::PortNum(1)).guid.value()),
                            mad::join_state::full);
   pass("every CA joins the broadcast group");
-  const sm::NodeId last = topo.cas().back();
+  const fabric::NodeId last = topo.cas().back();
   mc.groups().set_member(bc, mad::Gid(mad::kDefaultGidPrefix, topo.port(last, mad::PortNum(1)).guid.value()), 0);
   pass("one member leaves");
   for (uint32_t i = 0; i < 64; ++i) {
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
     p.pkey = 0xFFFF;
     if (auto made = mc.groups().create(g, p, false); made)
       for (size_t k = 0; k < 8; ++k) {
-        const sm::NodeId ca = topo.cas()[(i * 131 + k * 977) % topo.cas().size()];
+        const fabric::NodeId ca = topo.cas()[(i * 131 + k * 977) % topo.cas().size()];
         mc.groups().set_member(g, mad::Gid(mad::kDefaultGidPrefix, topo.port(ca, mad::PortNum(1)).guid.value()),
                                mad::join_state::full);
       }

@@ -15,7 +15,7 @@
 #include "routing/engine.h"
 #include "sim/generators.h"
 #include "sim/netfile.h"
-#include "sm/topology.h"
+#include "fabric/topology.h"
 
 namespace {
 
@@ -25,7 +25,7 @@ long peak_rss_mb() {
   return ru.ru_maxrss / 1024;
 }
 
-mad::Result<sim::FabricSpec> fabric(const std::string& name) {
+mad::Result<sim::FabricSpec> make_fabric(const std::string& name) {
   unsigned radix = 0, pct = 0, x = 0, y = 0;
   if (std::sscanf(name.c_str(), "ft3-r%u-d%u", &radix, &pct) == 2) {
     auto spec = sim::make_fat_tree(3, radix);
@@ -41,17 +41,17 @@ mad::Result<sim::FabricSpec> fabric(const std::string& name) {
 }
 
 // Every linked port Active, LIDs in NodeId order (as the LID manager would hand them out).
-sm::Topology to_topology(sim::FabricSpec spec) {
+fabric::Topology to_topology(sim::FabricSpec spec) {
   sim::assign_guids(spec);
-  sm::TopologyBuilder b;
+  fabric::TopologyBuilder b;
   for (const sim::SpecNode& n : spec.nodes) {
-    sm::Node node;
+    fabric::Node node;
     node.guid = n.node_guid;
     node.system_guid = n.system_guid;
     node.type = n.type;
     node.num_ports = n.num_ports;
     node.description = n.name;
-    std::vector<sm::Port> ports(static_cast<size_t>(n.num_ports) + 1);
+    std::vector<fabric::Port> ports(static_cast<size_t>(n.num_ports) + 1);
     for (uint8_t p = 0; p <= n.num_ports; ++p) {
       ports[p].guid = sim::port_guid(n, p);
       ports[p].state = p == 0 ? mad::PortState::active : mad::PortState::down;
@@ -64,11 +64,11 @@ sm::Topology to_topology(sim::FabricSpec spec) {
     b.port(ga, mad::PortNum(l.port_a))->state = mad::PortState::active;
     b.port(gb, mad::PortNum(l.port_b))->state = mad::PortState::active;
   }
-  sm::Topology topo = std::move(b).build();
-  std::vector<sm::Topology::LidSet> lids;
+  fabric::Topology topo = std::move(b).build();
+  std::vector<fabric::Topology::LidSet> lids;
   uint16_t next = 1;
-  for (sm::NodeId id = 0; id < topo.node_count(); ++id)
-    for (const sm::Port& p : topo.ports(id))
+  for (fabric::NodeId id = 0; id < topo.node_count(); ++id)
+    for (const fabric::Port& p : topo.ports(id))
       if ((topo.node(id).is_switch() && p.num.value() == 0) ||
           (!topo.node(id).is_switch() && p.num.value() != 0 && p.linked()))
         lids.push_back({id, p.num, mad::Lid(next++), 0});
@@ -87,12 +87,12 @@ int main(int argc, char** argv) {
   opts.threads = argc > 3 ? static_cast<unsigned>(std::atoi(argv[3])) : 0;
 
   const auto t0 = std::chrono::steady_clock::now();
-  auto spec = fabric(fabric_name);
+  auto spec = make_fabric(fabric_name);
   if (!spec) {
     std::fprintf(stderr, "%s: %s\n", fabric_name.c_str(), spec.error().message.c_str());
     return 1;
   }
-  const sm::Topology topo = to_topology(std::move(*spec));
+  const fabric::Topology topo = to_topology(std::move(*spec));
   const auto t1 = std::chrono::steady_clock::now();
   const long rss_before = peak_rss_mb();
 

@@ -10,12 +10,12 @@
 
 #include "mad/error.h"
 #include "routing/tables.h"
-#include "sm/topology.h"
+#include "fabric/topology.h"
 
 namespace routing {
 
 using mad::Result;
-using sm::Topology;
+using fabric::Topology;
 
 // adaptive-hint: the cable at `port` of switch `sw` weighs `weight` (1 = normal, hotter is
 // avoided). The file format is in routing/hints.h.

@@ -8,17 +8,17 @@ namespace routing {
 
 namespace {
 
-bool live(const sm::Port& p) { return p.state >= sm::PortState::init; }
+bool live(const fabric::Port& p) { return p.state >= mad::PortState::init; }
 
 // Both ends linked and Init or better.
-bool usable(const sm::Topology& topo, const sm::Port& p) {
+bool usable(const fabric::Topology& topo, const fabric::Port& p) {
   if (!p.linked() || !live(p)) return false;
   return live(topo.port(p.peer, p.peer_port));
 }
 
 }  // namespace
 
-mad::Result<FabricView> FabricView::build(const sm::Topology& topo) {
+mad::Result<FabricView> FabricView::build(const fabric::Topology& topo) {
   FabricView v;
   v.topo_ = &topo;
   v.max_lid_ = topo.max_lid();
@@ -34,15 +34,15 @@ mad::Result<FabricView> FabricView::build(const sm::Topology& topo) {
     v.arc_begin_.push_back(static_cast<uint32_t>(v.arcs_.size()));
     v.port_begin_.push_back(static_cast<uint32_t>(v.port_peer_.size()));
     v.ep_begin_.push_back(static_cast<uint32_t>(v.endpoints_.size()));
-    for (const sm::Port& p : topo.ports(v.sw_node_[s])) {
+    for (const fabric::Port& p : topo.ports(v.sw_node_[s])) {
       SwIdx peer = kNoSw;
       if (p.num.value() != 0 && usable(topo, p)) {
-        const sm::Node& other = topo.node(p.peer);
+        const fabric::Node& other = topo.node(p.peer);
         if (other.is_switch()) {
           peer = v.sw_index_[p.peer];
           v.arcs_.push_back(Arc{peer, p.num.value(), p.peer_port.value()});
         } else {
-          const sm::Port& ep = topo.port(p.peer, p.peer_port);
+          const fabric::Port& ep = topo.port(p.peer, p.peer_port);
           v.endpoints_.push_back(Endpoint{p.peer, p.peer_port, s, p.num.value(), ep.lid, ep.lmc});
         }
       }
@@ -54,7 +54,7 @@ mad::Result<FabricView> FabricView::build(const sm::Topology& topo) {
   v.ep_begin_.push_back(static_cast<uint32_t>(v.endpoints_.size()));
 
   // Destinations: every LID of an endpoint and of each switch's port 0.
-  const auto add = [&](mad::Lid base, uint8_t lmc, SwIdx sw, uint8_t out, sm::NodeId node,
+  const auto add = [&](mad::Lid base, uint8_t lmc, SwIdx sw, uint8_t out, fabric::NodeId node,
                        mad::PortNum port) {
     if (!base.is_unicast()) return;
     const uint32_t n = 1u << std::min<uint8_t>(lmc, 7);
@@ -64,7 +64,7 @@ mad::Result<FabricView> FabricView::build(const sm::Topology& topo) {
   };
   for (const Endpoint& e : v.endpoints_) add(e.lid, e.lmc, e.sw, e.sw_port, e.node, e.port);
   for (SwIdx s = 0; s < v.sw_node_.size(); ++s) {
-    const sm::Port& p0 = topo.port(v.sw_node_[s], mad::PortNum(0));
+    const fabric::Port& p0 = topo.port(v.sw_node_[s], mad::PortNum(0));
     add(p0.lid, p0.lmc, s, 0, v.sw_node_[s], mad::PortNum(0));
   }
   std::sort(v.dests_.begin(), v.dests_.end(),

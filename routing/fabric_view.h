@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "mad/error.h"
-#include "sm/topology.h"
+#include "fabric/topology.h"
 
 namespace routing {
 
@@ -25,7 +25,7 @@ struct Arc {
 
 // A CA or router port cabled to a switch over a usable link.
 struct Endpoint {
-  sm::NodeId node;
+  fabric::NodeId node;
   mad::PortNum port;
   SwIdx sw;         // the switch it hangs off
   uint8_t sw_port;  // that switch's port
@@ -40,19 +40,19 @@ struct Dest {
   uint8_t out;        // that switch's port toward it (0 = the switch itself)
   uint8_t path;       // index within the port's 2^LMC LIDs (0 = base LID)
   uint8_t lmc;        // the port's LMC
-  sm::NodeId node;    // owner of the LID
+  fabric::NodeId node;    // owner of the LID
   mad::PortNum node_port;
 };
 
 class FabricView {
  public:
   // Fails (Errc::conflict) when two live ports claim overlapping LID ranges.
-  static mad::Result<FabricView> build(const sm::Topology& topo);
+  static mad::Result<FabricView> build(const fabric::Topology& topo);
 
-  const sm::Topology& topo() const { return *topo_; }
+  const fabric::Topology& topo() const { return *topo_; }
   size_t switch_count() const { return sw_node_.size(); }
-  sm::NodeId node_of(SwIdx s) const { return sw_node_[s]; }
-  SwIdx index_of(sm::NodeId n) const { return n < sw_index_.size() ? sw_index_[n] : kNoSw; }
+  fabric::NodeId node_of(SwIdx s) const { return sw_node_[s]; }
+  SwIdx index_of(fabric::NodeId n) const { return n < sw_index_.size() ? sw_index_[n] : kNoSw; }
   std::span<const Arc> arcs(SwIdx s) const {
     return {arcs_.data() + arc_begin_[s], arc_begin_[s + 1] - arc_begin_[s]};
   }
@@ -81,8 +81,8 @@ class FabricView {
   mad::Lid max_lid() const { return max_lid_; }
 
  private:
-  const sm::Topology* topo_ = nullptr;
-  std::vector<sm::NodeId> sw_node_;
+  const fabric::Topology* topo_ = nullptr;
+  std::vector<fabric::NodeId> sw_node_;
   std::vector<SwIdx> sw_index_;
   std::vector<uint32_t> arc_begin_;
   std::vector<Arc> arcs_;

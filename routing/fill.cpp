@@ -155,7 +155,7 @@ void fill_tables(const FabricView& fv, const CandidateFn& candidates, const Fill
     const SwIdx s = static_cast<SwIdx>(si);
     CandidateLists& cl = scratch[w];
     candidates(s, cl);
-    const sm::NodeId node = fv.node_of(s);
+    const fabric::NodeId node = fv.node_of(s);
     const auto lft = tables.lft(node);
     Chooser choose(fv, s, opts.weights);
     bool parallel = false;  // two cables to one neighbour: a preset names a choice among them
@@ -198,7 +198,7 @@ void fill_tables(const FabricView& fv, const CandidateFn& candidates, const Fill
   }, 1);
 
   RoutingDiagnostics& diag = tables.diagnostics();
-  const sm::Topology& topo = fv.topo();
+  const fabric::Topology& topo = fv.topo();
   for (SwIdx s = 0; s < n; ++s) {
     diag.fallback_pairs += fallbacks[s];
     const uint64_t sources = fv.endpoints_at(s).size();

@@ -83,7 +83,7 @@ PortWeights PortWeights::build(const FabricView& fv, const std::vector<LinkHint>
   PortWeights w;
   if (hints.empty()) return w;
   w.w_.assign(fv.port_slots(), 1);
-  const sm::Topology& topo = fv.topo();
+  const fabric::Topology& topo = fv.topo();
   for (const LinkHint& h : hints) {
     const auto node = topo.find(h.sw);
     const SwIdx s = node ? fv.index_of(*node) : kNoSw;

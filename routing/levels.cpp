@@ -23,7 +23,7 @@ Levels leaf_levels(const FabricView& fv) {
 
 std::string fat_tree_violation(const FabricView& fv, const Levels& lv) {
   if (lv.leaves.empty()) return "no switch has CAs attached";
-  const sm::Topology& topo = fv.topo();
+  const fabric::Topology& topo = fv.topo();
   for (SwIdx s = 0; s < fv.switch_count(); ++s)
     for (const Arc& a : fv.arcs(s)) {
       if (a.to < s || lv.level[s] == kNoLevel || lv.level[s] != lv.level[a.to]) continue;

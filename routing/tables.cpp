@@ -6,13 +6,13 @@
 
 namespace routing {
 
-RoutingTables::RoutingTables(const sm::Topology& topo, mad::Lid max_lid)
+RoutingTables::RoutingTables(const fabric::Topology& topo, mad::Lid max_lid)
     : max_lid_(max_lid), lft_(topo.node_count()) {
-  for (sm::NodeId sw : topo.switches())
+  for (fabric::NodeId sw : topo.switches())
     lft_[sw].assign(static_cast<size_t>(max_lid.value()) + 1, kNoRoute);
 }
 
-std::span<const uint8_t> RoutingTables::alternatives(sm::NodeId sw, mad::Lid dst) const {
+std::span<const uint8_t> RoutingTables::alternatives(fabric::NodeId sw, mad::Lid dst) const {
   if (sw >= alt_group_.size() || alt_group_[sw].empty()) return {};
   const size_t l = dst.value();
   if (l >= alt_group_[sw].size()) return {};
@@ -28,7 +28,7 @@ void RoutingTables::reserve_alternatives() {
   alt_group_ports_.assign(lft_.size(), {});
 }
 
-void RoutingTables::set_alternative_groups(sm::NodeId sw,
+void RoutingTables::set_alternative_groups(fabric::NodeId sw,
                                            const std::vector<std::vector<uint8_t>>& groups,
                                            std::vector<uint16_t> group_of_lid) {
   auto& off = alt_group_off_[sw];
@@ -56,7 +56,7 @@ void RoutingTables::set_alternatives(const std::vector<std::vector<std::vector<u
       if (fresh) groups.push_back(ports[sw][l]);
       of[l] = it->second;
     }
-    set_alternative_groups(static_cast<sm::NodeId>(sw), groups, std::move(of));
+    set_alternative_groups(static_cast<fabric::NodeId>(sw), groups, std::move(of));
   }
 }
 
@@ -68,9 +68,9 @@ void RoutingDiagnostics::note_first(std::string line) {
   notes = std::move(out);
 }
 
-std::string describe(const sm::Topology& topo, const UnroutedPair& p) {
-  const sm::Node& from = topo.node(p.from);
-  const sm::Node& to = topo.node(p.to);
+std::string describe(const fabric::Topology& topo, const UnroutedPair& p) {
+  const fabric::Node& from = topo.node(p.from);
+  const fabric::Node& to = topo.node(p.to);
   return fmt::format("switch '{}' ({}) has no route to '{}' ({}) port {} (LID {})",
                      from.description, from.guid, to.description, to.guid, p.to_port, p.lid);
 }

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sm/topology.h"
+#include "fabric/topology.h"
 
 namespace routing {
 
@@ -17,8 +17,8 @@ inline constexpr uint8_t kNoRoute = 0xFF;  // LFT entry that drops
 // A switch that has no route to a live destination port (no legal path under the engine's
 // rules, or none at all). One entry per (switch, destination port), not per LID of its LMC range.
 struct UnroutedPair {
-  sm::NodeId from;        // the switch without a route
-  sm::NodeId to;          // the destination's node (CA, router or switch)
+  fabric::NodeId from;        // the switch without a route
+  fabric::NodeId to;          // the destination's node (CA, router or switch)
   mad::PortNum to_port;   // its port (0 for a switch)
   mad::Lid lid;           // its base LID
   bool operator==(const UnroutedPair&) const = default;
@@ -43,33 +43,33 @@ struct RoutingDiagnostics {
 };
 
 // "switch 'S1_00_00' (0x...) has no route to 'H00012' port 1 (LID 13)".
-std::string describe(const sm::Topology& topo, const UnroutedPair& p);
+std::string describe(const fabric::Topology& topo, const UnroutedPair& p);
 
 class RoutingTables {
  public:
   RoutingTables() = default;
   // Tables for `node_count` nodes, each switch's LFT covering LIDs 0..max_lid, all kNoRoute.
-  RoutingTables(const sm::Topology& topo, mad::Lid max_lid);
+  RoutingTables(const fabric::Topology& topo, mad::Lid max_lid);
 
   mad::Lid max_lid() const { return max_lid_; }
-  bool has_table(sm::NodeId sw) const { return sw < lft_.size() && !lft_[sw].empty(); }
-  std::span<const uint8_t> lft(sm::NodeId sw) const { return lft_[sw]; }
-  std::span<uint8_t> lft(sm::NodeId sw) { return lft_[sw]; }
-  uint8_t port(sm::NodeId sw, mad::Lid dst) const { return lft_[sw][dst.value()]; }
-  void set(sm::NodeId sw, mad::Lid dst, uint8_t port) { lft_[sw][dst.value()] = port; }
+  bool has_table(fabric::NodeId sw) const { return sw < lft_.size() && !lft_[sw].empty(); }
+  std::span<const uint8_t> lft(fabric::NodeId sw) const { return lft_[sw]; }
+  std::span<uint8_t> lft(fabric::NodeId sw) { return lft_[sw]; }
+  uint8_t port(fabric::NodeId sw, mad::Lid dst) const { return lft_[sw][dst.value()]; }
+  void set(fabric::NodeId sw, mad::Lid dst, uint8_t port) { lft_[sw][dst.value()] = port; }
 
   // Adaptive-routing hints: the equally good output ports of a switch for a destination.
   // Stored as hardware AR does: per switch a few port groups, and per LID a group number, so
   // a large fabric costs two bytes per LFT entry, not a list.
   bool has_alternatives() const { return !alt_group_.empty(); }
-  std::span<const uint8_t> alternatives(sm::NodeId sw, mad::Lid dst) const;
+  std::span<const uint8_t> alternatives(fabric::NodeId sw, mad::Lid dst) const;
   // Replaces the hints with `ports[sw][lid]` lists (engines that compute them call this once).
   void set_alternatives(const std::vector<std::vector<std::vector<uint8_t>>>& ports);
   // Sets one switch's hints: `groups` (group 0 should be empty: no alternatives) and the group
   // of every LID 0..max_lid. Safe to call concurrently for different switches once
   // reserve_alternatives() has run.
   void reserve_alternatives();
-  void set_alternative_groups(sm::NodeId sw, const std::vector<std::vector<uint8_t>>& groups,
+  void set_alternative_groups(fabric::NodeId sw, const std::vector<std::vector<uint8_t>>& groups,
                               std::vector<uint16_t> group_of_lid);
 
   RoutingDiagnostics& diagnostics() { return diag_; }

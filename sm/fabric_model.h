@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "mad/attributes.h"
-#include "sm/topology.h"
+#include "sm/types.h"
 
 namespace sm {
 

@@ -12,7 +12,7 @@
 #include "mad/transactions.h"
 #include "sm/fabric_model.h"
 #include "sm/log.h"
-#include "sm/topology.h"
+#include "sm/types.h"
 
 namespace sm {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "mad/error.h"
-#include "sm/topology.h"
+#include "sm/types.h"
 
 namespace sm {
 

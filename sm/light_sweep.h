@@ -6,7 +6,7 @@
 #include <functional>
 #include <vector>
 
-#include "sm/topology.h"
+#include "sm/types.h"
 #include "sm/smp_client.h"
 
 namespace sm {

@@ -20,7 +20,7 @@
 #include "sm/multicast/groups.h"
 #include "sm/multicast/tree.h"
 #include "sm/smp_client.h"
-#include "sm/topology.h"
+#include "sm/types.h"
 
 namespace sm::multicast {
 

@@ -19,7 +19,7 @@
 #include "sm/multicast/mft.h"
 #include "sm/partitions/partitions.h"
 #include "sm/smp_client.h"
-#include "sm/topology.h"
+#include "sm/types.h"
 
 namespace sm::multicast {
 

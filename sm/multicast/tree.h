@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "sm/multicast/groups.h"
-#include "sm/topology.h"
+#include "sm/types.h"
 
 namespace sm::multicast {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "sm/partitions/partitions.h"
-#include "sm/topology.h"
+#include "sm/types.h"
 
 namespace sm {
 

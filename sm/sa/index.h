@@ -17,7 +17,7 @@
 #include "routing/tables.h"
 #include "sm/fabric_model.h"
 #include "sm/partitions/pkey_programmer.h"
-#include "sm/topology.h"
+#include "sm/types.h"
 
 namespace sm {
 class SubnetManager;

@@ -16,7 +16,7 @@
 #include "sm/programmer.h"
 #include "sm/store/sqlite.h"
 #include "sm/subnet_manager.h"
-#include "sm/topology.h"
+#include "sm/types.h"
 
 namespace sm::store {
 

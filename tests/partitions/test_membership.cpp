@@ -7,14 +7,14 @@
 namespace {
 
 // One switch with two CAs (1 port, and 2 ports); the SM on CA A port 1.
-sm::Topology small_subnet() {
-  sm::TopologyBuilder b;
+fabric::Topology small_subnet() {
+  fabric::TopologyBuilder b;
   auto add = [&](uint64_t guid, mad::NodeType type, uint8_t ports) {
-    sm::Node n;
+    fabric::Node n;
     n.guid = mad::Guid(guid);
     n.type = type;
     n.num_ports = ports;
-    std::vector<sm::Port> ps(ports + 1u);
+    std::vector<fabric::Port> ps(ports + 1u);
     for (uint8_t i = 0; i <= ports; ++i) {
       ps[i].num = mad::PortNum(i);
       ps[i].guid = type == mad::NodeType::sw ? mad::Guid(guid) : (i ? mad::Guid(guid + i) : mad::Guid());

@@ -15,34 +15,34 @@ namespace rtest {
 
 namespace {
 
-bool live(const sm::Port& p) { return p.state >= mad::PortState::init; }
+bool live(const fabric::Port& p) { return p.state >= mad::PortState::init; }
 
 // Owner of a LID among live ports: (node, port) or kNoNode.
-std::pair<sm::NodeId, uint8_t> owner(const sm::Topology& topo, mad::Lid l) {
-  for (sm::NodeId id = 0; id < topo.node_count(); ++id)
-    for (const sm::Port& p : topo.ports(id)) {
+std::pair<fabric::NodeId, uint8_t> owner(const fabric::Topology& topo, mad::Lid l) {
+  for (fabric::NodeId id = 0; id < topo.node_count(); ++id)
+    for (const fabric::Port& p : topo.ports(id)) {
       if (!p.lid.is_unicast()) continue;
       if (l.value() >= p.lid.value() && l.value() < p.lid.value() + (1u << p.lmc))
         return {id, p.num.value()};
     }
-  return {sm::kNoNode, 0};
+  return {fabric::kNoNode, 0};
 }
 
 struct LidIndex {
-  std::unordered_map<uint16_t, std::pair<sm::NodeId, uint8_t>> owner;
-  explicit LidIndex(const sm::Topology& topo) {
-    for (sm::NodeId id = 0; id < topo.node_count(); ++id)
-      for (const sm::Port& p : topo.ports(id))
+  std::unordered_map<uint16_t, std::pair<fabric::NodeId, uint8_t>> owner;
+  explicit LidIndex(const fabric::Topology& topo) {
+    for (fabric::NodeId id = 0; id < topo.node_count(); ++id)
+      for (const fabric::Port& p : topo.ports(id))
         if (p.lid.is_unicast())
           for (uint32_t k = 0; k < (1u << p.lmc); ++k)
             owner[static_cast<uint16_t>(p.lid.value() + k)] = {id, p.num.value()};
   }
 };
 
-Walk walk_to(const sm::Topology& topo, const routing::RoutingTables& t, sm::NodeId from,
-             mad::Lid dst, std::pair<sm::NodeId, uint8_t> want) {
+Walk walk_to(const fabric::Topology& topo, const routing::RoutingTables& t, fabric::NodeId from,
+             mad::Lid dst, std::pair<fabric::NodeId, uint8_t> want) {
   Walk w;
-  sm::NodeId at = from;
+  fabric::NodeId at = from;
   for (int hop = 0; hop < 64; ++hop) {
     const uint8_t p = t.port(at, dst);
     if (p == routing::kNoRoute) {
@@ -60,7 +60,7 @@ Walk walk_to(const sm::Topology& topo, const routing::RoutingTables& t, sm::Node
       w.error = fmt::format("port {} out of range at '{}'", p, topo.node(at).description);
       return w;
     }
-    const sm::Port& out = topo.port(at, mad::PortNum(p));
+    const fabric::Port& out = topo.port(at, mad::PortNum(p));
     if (!out.linked() || !live(out) || !live(topo.port(out.peer, out.peer_port))) {
       w.error = fmt::format("'{}' port {} is not a live link (LID {})", topo.node(at).description,
                             p, dst);
@@ -82,41 +82,41 @@ Walk walk_to(const sm::Topology& topo, const routing::RoutingTables& t, sm::Node
 
 }  // namespace
 
-std::vector<Terminal> terminals(const sm::Topology& topo) {
+std::vector<Terminal> terminals(const fabric::Topology& topo) {
   std::vector<Terminal> out;
-  for (sm::NodeId sw : topo.switches())
-    for (const sm::Port& p : topo.ports(sw)) {
+  for (fabric::NodeId sw : topo.switches())
+    for (const fabric::Port& p : topo.ports(sw)) {
       if (p.num.value() == 0 || !p.linked() || topo.node(p.peer).is_switch()) continue;
-      const sm::Port& ca = topo.port(p.peer, p.peer_port);
+      const fabric::Port& ca = topo.port(p.peer, p.peer_port);
       if (!live(p) || !live(ca) || !ca.lid.is_unicast()) continue;
       out.push_back(Terminal{p.peer, p.peer_port, sw, p.num, ca.lid, ca.lmc});
     }
   return out;
 }
 
-Walk walk(const sm::Topology& topo, const routing::RoutingTables& t, sm::NodeId from,
+Walk walk(const fabric::Topology& topo, const routing::RoutingTables& t, fabric::NodeId from,
           mad::Lid dst) {
   return walk_to(topo, t, from, dst, owner(topo, dst));
 }
 
-std::vector<std::string> undelivered(const sm::Topology& topo, const routing::RoutingTables& t,
+std::vector<std::string> undelivered(const fabric::Topology& topo, const routing::RoutingTables& t,
                                      bool all_switches, size_t max) {
   std::vector<std::string> out;
   const LidIndex idx(topo);
   const auto terms = terminals(topo);
-  std::unordered_set<sm::NodeId> with_cas;
+  std::unordered_set<fabric::NodeId> with_cas;
   for (const Terminal& x : terms) with_cas.insert(x.sw);
   // Destinations: live CA ports and every switch's port 0.
-  std::vector<std::pair<mad::Lid, std::pair<sm::NodeId, uint8_t>>> dsts;
+  std::vector<std::pair<mad::Lid, std::pair<fabric::NodeId, uint8_t>>> dsts;
   for (const Terminal& x : terms)
     for (uint32_t k = 0; k < (1u << x.lmc); ++k)
       dsts.push_back(
           {mad::Lid(static_cast<uint16_t>(x.lid.value() + k)), {x.node, x.port.value()}});
-  for (sm::NodeId sw : topo.switches()) {
-    const sm::Port& p0 = topo.port(sw, mad::PortNum(0));
+  for (fabric::NodeId sw : topo.switches()) {
+    const fabric::Port& p0 = topo.port(sw, mad::PortNum(0));
     if (p0.lid.is_unicast()) dsts.push_back({p0.lid, {sw, 0}});
   }
-  for (sm::NodeId sw : topo.switches()) {
+  for (fabric::NodeId sw : topo.switches()) {
     if (!all_switches && !with_cas.contains(sw)) continue;
     for (const auto& [l, who] : dsts) {
       const Walk w = walk_to(topo, t, sw, l, who);
@@ -127,16 +127,16 @@ std::vector<std::string> undelivered(const sm::Topology& topo, const routing::Ro
   return out;
 }
 
-bool cdg_acyclic(const sm::Topology& topo, const routing::RoutingTables& t) {
+bool cdg_acyclic(const fabric::Topology& topo, const routing::RoutingTables& t) {
   const auto terms = terminals(topo);
-  std::unordered_set<sm::NodeId> with_cas;
+  std::unordered_set<fabric::NodeId> with_cas;
   for (const Terminal& x : terms) with_cas.insert(x.sw);
-  std::map<std::pair<sm::NodeId, uint8_t>, size_t> chan;
+  std::map<std::pair<fabric::NodeId, uint8_t>, size_t> chan;
   std::set<std::pair<size_t, size_t>> deps;
-  const auto id = [&](std::pair<sm::NodeId, uint8_t> c) {
+  const auto id = [&](std::pair<fabric::NodeId, uint8_t> c) {
     return chan.emplace(c, chan.size()).first->second;
   };
-  for (sm::NodeId sw : with_cas)
+  for (fabric::NodeId sw : with_cas)
     for (const Terminal& d : terms)
       for (uint32_t k = 0; k < (1u << d.lmc); ++k) {
         const Walk w = walk_to(topo, t, sw, mad::Lid(static_cast<uint16_t>(d.lid.value() + k)),
@@ -156,12 +156,12 @@ bool cdg_acyclic(const sm::Topology& topo, const routing::RoutingTables& t) {
   return !found;
 }
 
-Loads loads(const sm::Topology& topo, const routing::RoutingTables& t, bool shifts) {
+Loads loads(const fabric::Topology& topo, const routing::RoutingTables& t, bool shifts) {
   Loads out;
   const auto terms = terminals(topo);
   const size_t n = terms.size();
   // The route i -> j as channel ids, flat: ids[begin[i*n+j] .. begin[i*n+j+1]).
-  std::map<std::pair<sm::NodeId, uint8_t>, uint32_t> chan;
+  std::map<std::pair<fabric::NodeId, uint8_t>, uint32_t> chan;
   std::vector<uint32_t> begin(n * n + 1, 0), ids;
   std::vector<uint64_t> all;
   for (size_t i = 0; i < n; ++i)
@@ -200,7 +200,7 @@ Loads loads(const sm::Topology& topo, const routing::RoutingTables& t, bool shif
   return out;
 }
 
-uint64_t channel_load(const sm::Topology& topo, const routing::RoutingTables& t, sm::NodeId sw,
+uint64_t channel_load(const fabric::Topology& topo, const routing::RoutingTables& t, fabric::NodeId sw,
                       uint8_t port) {
   const auto terms = terminals(topo);
   uint64_t n = 0;
@@ -213,15 +213,15 @@ uint64_t channel_load(const sm::Topology& topo, const routing::RoutingTables& t,
   return n;
 }
 
-AllToAll all_to_all(const sm::Topology& topo, const routing::RoutingTables& t) {
+AllToAll all_to_all(const fabric::Topology& topo, const routing::RoutingTables& t) {
   AllToAll out;
   const auto terms = terminals(topo);
-  std::map<sm::NodeId, uint64_t> cas_at;  // switch -> CA ports on it
+  std::map<fabric::NodeId, uint64_t> cas_at;  // switch -> CA ports on it
   for (const Terminal& x : terms) ++cas_at[x.sw];
   std::vector<uint32_t> id(topo.node_count() * 256, UINT32_MAX);  // (node, port) -> channel
   std::vector<uint64_t> load;
   std::set<std::pair<uint32_t, uint32_t>> deps;
-  const auto channel = [&](std::pair<sm::NodeId, uint8_t> c) {
+  const auto channel = [&](std::pair<fabric::NodeId, uint8_t> c) {
     uint32_t& i = id[c.first * 256 + c.second];
     if (i == UINT32_MAX) {
       i = static_cast<uint32_t>(load.size());

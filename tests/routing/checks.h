@@ -7,39 +7,39 @@
 #include <vector>
 
 #include "routing/tables.h"
-#include "sm/topology.h"
+#include "fabric/topology.h"
 
 namespace rtest {
 
 // A CA port (or router port) cabled to a live switch port, with its LID.
 struct Terminal {
-  sm::NodeId node;
+  fabric::NodeId node;
   mad::PortNum port;
-  sm::NodeId sw;
+  fabric::NodeId sw;
   mad::PortNum sw_port;
   mad::Lid lid;
   uint8_t lmc;
 };
 // In "leaf order": switches by NodeId (GUID), then by switch port.
-std::vector<Terminal> terminals(const sm::Topology& topo);
+std::vector<Terminal> terminals(const fabric::Topology& topo);
 
 // Follows the LFTs from switch `from` toward `dst`. On delivery to the owner of `dst` returns
 // the switch-to-switch channels taken (switch, out port); otherwise sets `error`.
 struct Walk {
   bool delivered = false;
-  std::vector<std::pair<sm::NodeId, uint8_t>> channels;
+  std::vector<std::pair<fabric::NodeId, uint8_t>> channels;
   std::string error;
 };
-Walk walk(const sm::Topology& topo, const routing::RoutingTables& t, sm::NodeId from, mad::Lid dst);
+Walk walk(const fabric::Topology& topo, const routing::RoutingTables& t, fabric::NodeId from, mad::Lid dst);
 
 // Walks from every switch (or only switches with CAs) to every assigned LID of a live port;
 // returns the failures (at most `max`), each a readable line.
-std::vector<std::string> undelivered(const sm::Topology& topo, const routing::RoutingTables& t,
+std::vector<std::string> undelivered(const fabric::Topology& topo, const routing::RoutingTables& t,
                                      bool all_switches = true, size_t max = 10);
 
 // True when the channel dependency graph of the routes from every switch with CAs to every
 // CA LID has no cycle (Boost DFS).
-bool cdg_acyclic(const sm::Topology& topo, const routing::RoutingTables& t);
+bool cdg_acyclic(const fabric::Topology& topo, const routing::RoutingTables& t);
 
 struct Loads {
   uint64_t max_all_to_all = 0;   // most CA-to-CA routes on one switch-to-switch channel
@@ -48,7 +48,7 @@ struct Loads {
   uint64_t unrouted_pairs = 0;   // CA pairs the walk does not deliver
 };
 // CA ports in leaf order, base LIDs only.
-Loads loads(const sm::Topology& topo, const routing::RoutingTables& t, bool shifts = true);
+Loads loads(const fabric::Topology& topo, const routing::RoutingTables& t, bool shifts = true);
 
 // loads() without the shifts and cdg_acyclic() in one pass that walks once per (switch with
 // CAs, destination LID) and counts each walk for all the CAs of that switch: fast enough to loop
@@ -58,10 +58,10 @@ struct AllToAll {
   uint64_t unrouted_pairs = 0;  // as Loads::unrouted_pairs
   bool cdg_acyclic = true;
 };
-AllToAll all_to_all(const sm::Topology& topo, const routing::RoutingTables& t);
+AllToAll all_to_all(const fabric::Topology& topo, const routing::RoutingTables& t);
 
 // All-to-all routes over the channel leaving switch `sw` by `port`.
-uint64_t channel_load(const sm::Topology& topo, const routing::RoutingTables& t, sm::NodeId sw,
+uint64_t channel_load(const fabric::Topology& topo, const routing::RoutingTables& t, fabric::NodeId sw,
                       uint8_t port);
 
 }  // namespace rtest

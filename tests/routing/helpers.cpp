@@ -30,20 +30,20 @@ Spec& Spec::link(const std::string& a, uint8_t pa, const std::string& b, uint8_t
   return *this;
 }
 
-sm::Topology to_topology(sim::FabricSpec spec, const BuildOptions& opts) {
+fabric::Topology to_topology(sim::FabricSpec spec, const BuildOptions& opts) {
   sim::assign_guids(spec);
-  sm::TopologyBuilder b;
+  fabric::TopologyBuilder b;
   std::vector<size_t> order(spec.nodes.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = opts.reverse ? order.size() - 1 - i : i;
   for (size_t i : order) {
     const sim::SpecNode& n = spec.nodes[i];
-    sm::Node node;
+    fabric::Node node;
     node.guid = n.node_guid;
     node.system_guid = n.system_guid;
     node.type = n.type;
     node.num_ports = n.num_ports;
     node.description = n.description.empty() ? n.name : n.description;
-    std::vector<sm::Port> ports(static_cast<size_t>(n.num_ports) + 1);
+    std::vector<fabric::Port> ports(static_cast<size_t>(n.num_ports) + 1);
     for (uint8_t p = 0; p <= n.num_ports; ++p) {
       ports[p].guid = sim::port_guid(n, p);
       ports[p].state = (p == 0 && n.type == mad::NodeType::sw) ? mad::PortState::active
@@ -69,17 +69,17 @@ sm::Topology to_topology(sim::FabricSpec spec, const BuildOptions& opts) {
   };
   set_state(opts.down, mad::PortState::down);
   set_state(opts.init, mad::PortState::init);
-  sm::Topology topo = std::move(b).build();
+  fabric::Topology topo = std::move(b).build();
 
-  std::vector<sm::Topology::LidSet> lids;
+  std::vector<fabric::Topology::LidSet> lids;
   uint32_t next = 1;
-  for (sm::NodeId id = 0; id < topo.node_count(); ++id) {
-    const sm::Node& n = topo.node(id);
+  for (fabric::NodeId id = 0; id < topo.node_count(); ++id) {
+    const fabric::Node& n = topo.node(id);
     if (n.is_switch()) {
       lids.push_back({id, mad::PortNum(0), mad::Lid(static_cast<uint16_t>(next++)), 0});
       continue;
     }
-    for (const sm::Port& p : topo.ports(id)) {
+    for (const fabric::Port& p : topo.ports(id)) {
       if (p.num.value() == 0 || !p.linked()) continue;
       const uint32_t span = 1u << opts.lmc;
       next = (next + span - 1) / span * span;
@@ -133,7 +133,7 @@ sim::FabricSpec shared(const std::string& name) {
   return *spec;
 }
 
-routing::RoutingTables route(const std::string& engine, const sm::Topology& topo,
+routing::RoutingTables route(const std::string& engine, const fabric::Topology& topo,
                              const routing::RoutingOptions& opts) {
   auto e = routing::make_engine(engine);
   REQUIRE(e.has_value());
@@ -142,19 +142,19 @@ routing::RoutingTables route(const std::string& engine, const sm::Topology& topo
   return std::move(*t);
 }
 
-sm::NodeId node(const sm::Topology& topo, const std::string& name) {
-  for (sm::NodeId id = 0; id < topo.node_count(); ++id)
+fabric::NodeId node(const fabric::Topology& topo, const std::string& name) {
+  for (fabric::NodeId id = 0; id < topo.node_count(); ++id)
     if (topo.node(id).description == name) return id;
   FAIL("no node " << name);
-  return sm::kNoNode;
+  return fabric::kNoNode;
 }
 
-mad::Lid lid(const sm::Topology& topo, const std::string& name, uint8_t port) {
-  const sm::NodeId id = node(topo, name);
+mad::Lid lid(const fabric::Topology& topo, const std::string& name, uint8_t port) {
+  const fabric::NodeId id = node(topo, name);
   return topo.port(id, mad::PortNum(topo.node(id).is_switch() ? 0 : port)).lid;
 }
 
-uint8_t entry(const sm::Topology& topo, const routing::RoutingTables& t, const std::string& sw,
+uint8_t entry(const fabric::Topology& topo, const routing::RoutingTables& t, const std::string& sw,
               const std::string& dst) {
   return t.port(node(topo, sw), lid(topo, dst));
 }

@@ -1,5 +1,5 @@
 // Test helpers: small fabrics in a line or two, the shared reference files, and the
-// FabricSpec -> sm::Topology conversion (LIDs in NodeId order, linked ports Active).
+// FabricSpec -> fabric::Topology conversion (LIDs in NodeId order, linked ports Active).
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 
 #include "routing/engine.h"
 #include "sim/spec.h"
-#include "sm/topology.h"
+#include "fabric/topology.h"
 
 // Under AddressSanitizer (the CI runs the unit suite so) everything is several times slower:
 // heavy loops run one case there.
@@ -50,7 +50,7 @@ struct BuildOptions {
 
 // GUIDs as ibsim gives them (assign_guids), so NodeId order is: CAs in spec order, then switches
 // in spec order. LIDs: sequential in NodeId order, each CA port's base aligned to 2^LMC.
-sm::Topology to_topology(sim::FabricSpec spec, const BuildOptions& opts = {});
+fabric::Topology to_topology(sim::FabricSpec spec, const BuildOptions& opts = {});
 
 // Small fabrics. line: switches S0..S{n-1} in a row, `cas` CAs each (H<i>_<j> on ports 1..cas,
 // then port cas+1 to the next switch, cas+2 to the previous). ring: the same, closed.
@@ -64,13 +64,13 @@ sim::FabricSpec two_level(uint32_t leaves, uint32_t spines, uint32_t cas);
 sim::FabricSpec shared(const std::string& name);
 
 // Runs one engine; fails the test (doctest REQUIRE) when it returns an error.
-routing::RoutingTables route(const std::string& engine, const sm::Topology& topo,
+routing::RoutingTables route(const std::string& engine, const fabric::Topology& topo,
                              const routing::RoutingOptions& opts = {});
 
-sm::NodeId node(const sm::Topology& topo, const std::string& name);
-mad::Lid lid(const sm::Topology& topo, const std::string& name, uint8_t port = 1);
+fabric::NodeId node(const fabric::Topology& topo, const std::string& name);
+mad::Lid lid(const fabric::Topology& topo, const std::string& name, uint8_t port = 1);
 // The LFT entry of switch `sw` for the LID of `dst` (its port 1, or port 0 of a switch).
-uint8_t entry(const sm::Topology& topo, const routing::RoutingTables& t, const std::string& sw,
+uint8_t entry(const fabric::Topology& topo, const routing::RoutingTables& t, const std::string& sw,
               const std::string& dst);
 
 }  // namespace rtest

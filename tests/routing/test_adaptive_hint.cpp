@@ -12,7 +12,7 @@
 using namespace rtest;
 
 namespace {
-std::vector<uint8_t> alts(const sm::Topology& topo, const routing::RoutingTables& t,
+std::vector<uint8_t> alts(const fabric::Topology& topo, const routing::RoutingTables& t,
                           const std::string& sw, const std::string& dst) {
   const auto a = t.alternatives(node(topo, sw), lid(topo, dst));
   return {a.begin(), a.end()};
@@ -22,10 +22,10 @@ std::vector<uint8_t> alts(const sm::Topology& topo, const routing::RoutingTables
 TEST_SUITE("unit") {
   TEST_CASE(
       "adaptive-hint: on a fat tree, the LFTs are ftree's and the alternatives the legal ports") {
-    const sm::Topology topo = to_topology(two_level(3, 3, 2));
+    const fabric::Topology topo = to_topology(two_level(3, 3, 2));
     const auto t = route("adaptive-hint", topo);
     const auto f = route("ftree", topo);
-    for (sm::NodeId sw : topo.switches()) CHECK(std::ranges::equal(t.lft(sw), f.lft(sw)));
+    for (fabric::NodeId sw : topo.switches()) CHECK(std::ranges::equal(t.lft(sw), f.lft(sw)));
     REQUIRE(t.has_alternatives());
     CHECK_FALSE(f.has_alternatives());
     CHECK(alts(topo, t, "L0", "H1_0") == std::vector<uint8_t>{3, 4, 5});
@@ -39,18 +39,18 @@ TEST_SUITE("unit") {
   }
 
 TEST_CASE("adaptive-hint: elsewhere, minhop's tables and equal-hop alternatives") {
-  const sm::Topology topo = to_topology(ring(4, 1));
+  const fabric::Topology topo = to_topology(ring(4, 1));
   const auto t = route("adaptive-hint", topo);
   const auto m = route("minhop", topo);
-  for (sm::NodeId sw : topo.switches()) CHECK(std::ranges::equal(t.lft(sw), m.lft(sw)));
+  for (fabric::NodeId sw : topo.switches()) CHECK(std::ranges::equal(t.lft(sw), m.lft(sw)));
   CHECK(alts(topo, t, "S1", "H3_0") == std::vector<uint8_t>{2, 3});
   CHECK(alts(topo, t, "S1", "H2_0") == std::vector<uint8_t>{2});
   CHECK(t.diagnostics().notes[0] == "adaptive-hint: min-hop core, 0 hinted link(s)");
 }
 
 TEST_CASE("adaptive-hint: a heavy hinted link loses load, in both directions") {
-  const sm::Topology topo = to_topology(two_level(4, 4, 4));
-  const sm::NodeId l0 = node(topo, "L0"), p0 = node(topo, "P0");
+  const fabric::Topology topo = to_topology(two_level(4, 4, 4));
+  const fabric::NodeId l0 = node(topo, "L0"), p0 = node(topo, "P0");
   // The cable L0 port 5 <-> P0 port 1.
   const auto before = route("adaptive-hint", topo);
   routing::RoutingOptions opts;
@@ -79,7 +79,7 @@ TEST_CASE("adaptive-hint: a heavy hinted link loses load, in both directions") {
 
 TEST_CASE("adaptive-hint: minhop core with a hint") {
   // Ring of 4: S1 reaches S3 both ways; a heavy S1 port 2 pushes that onto port 3.
-  const sm::Topology topo = to_topology(ring(4, 1));
+  const fabric::Topology topo = to_topology(ring(4, 1));
   routing::RoutingOptions opts;
   opts.hints = {{topo.node(node(topo, "S1")).guid, mad::PortNum(2), 4}};
   const auto t = route("adaptive-hint", topo, opts);
@@ -106,7 +106,7 @@ TEST_CASE("hints: the text format") {
 }
 
 TEST_CASE("hints: a hint on no usable link is skipped with a note; a missing file is an error") {
-  const sm::Topology topo = to_topology(two_level(2, 2, 1));
+  const fabric::Topology topo = to_topology(two_level(2, 2, 1));
   routing::RoutingOptions opts;
   opts.hints = {{mad::Guid(0x999), mad::PortNum(1), 5}};
   const auto t = route("adaptive-hint", topo, opts);

@@ -17,8 +17,8 @@ TEST_CASE("determinism: discovery order and thread count do not change the table
   REQUIRE(torus.has_value());
   for (const sim::FabricSpec* spec : {&*tree, &*torus}) {
     for (uint8_t lmc : {uint8_t{0}, uint8_t{1}}) {
-      const sm::Topology a = to_topology(*spec, {.lmc = lmc});
-      const sm::Topology b = to_topology(*spec, {.lmc = lmc, .reverse = true});
+      const fabric::Topology a = to_topology(*spec, {.lmc = lmc});
+      const fabric::Topology b = to_topology(*spec, {.lmc = lmc, .reverse = true});
       for (auto name : routing::engine_names()) {
         CAPTURE(name);
         CAPTURE(int{lmc});

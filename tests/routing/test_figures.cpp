@@ -15,7 +15,7 @@ TEST_SUITE("unit") {
 
 TEST_CASE("figures: every engine on ft3-r16 and ft3-r16-degraded5") {
   for (const std::string file : {"ft3-r16.net", "ft3-r16-degraded5.net"}) {
-    const sm::Topology topo = to_topology(shared(file));
+    const fabric::Topology topo = to_topology(shared(file));
     for (auto name : routing::engine_names()) {
       CAPTURE(file);
       CAPTURE(name);
@@ -35,7 +35,7 @@ TEST_CASE("figures: every engine on ft3-r16 and ft3-r16-degraded5") {
 // OpenSM's ftree gives up on a degraded tree and falls back to min-hop: 5104 routes on the
 // busiest link of ft3-r16-degraded5 (../shared/docs/anchors.md). updn must carry at most half.
 TEST_CASE("figures: updn on ft3-r16-degraded5: every pair, deadlock-free, half of OpenSM's load") {
-  const sm::Topology topo = to_topology(shared("ft3-r16-degraded5.net"));
+  const fabric::Topology topo = to_topology(shared("ft3-r16-degraded5.net"));
   const auto t = route("updn", topo);
   const Loads l = loads(topo, t, false);
   MESSAGE("ft3-r16-degraded5 updn: max all-to-all ", l.max_all_to_all);
@@ -67,7 +67,7 @@ TEST_CASE("figures: degraded ft3-r16 trees: ftree and updn at most half of min-h
     auto spec = sim::make_fat_tree(3, 16);
     REQUIRE(spec.has_value());
     REQUIRE(sim::drop_switch_links(*spec, c.fraction, c.seed).has_value());
-    const sm::Topology topo = to_topology(*spec);
+    const fabric::Topology topo = to_topology(*spec);
     const uint64_t minhop = all_to_all(topo, route("minhop", topo)).max_load;
     for (const std::string name : {"ftree", "updn"}) {
       CAPTURE(c.fraction);

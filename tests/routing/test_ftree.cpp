@@ -16,7 +16,7 @@ TEST_CASE("ftree: two leaves, two spines, every entry") {
   // LIDs: H0_0 1, H0_1 2, H1_0 3, H1_1 4, L0 5, L1 6, P0 7, P1 8. Leaf ports 1-2 CAs, 3 -> P0,
   // 4 -> P1; spine port i+1 -> Li. Main paths in leaf order: H0_0 via P0, H0_1 via P1, H1_0
   // via P0, H1_1 via P1, L0 and L1 via P0 (ties to the lowest port). Everyone else joins them.
-  const sm::Topology topo = to_topology(two_level(2, 2, 2));
+  const fabric::Topology topo = to_topology(two_level(2, 2, 2));
   const auto t = route("ftree", topo);
   const auto lft = [&](const char* sw) {
     const auto l = t.lft(node(topo, sw));
@@ -57,7 +57,7 @@ TEST_CASE("ftree: refuses what is not a fat tree, saying why") {
     CHECK(t.error().message == "not a fat tree: no switch has CAs attached");
   }
   SUBCASE("a configured root that is not at the top") {
-    const sm::Topology topo = to_topology(two_level(2, 2, 1));
+    const fabric::Topology topo = to_topology(two_level(2, 2, 1));
     routing::RoutingOptions opts;
     opts.root_guids = {topo.node(node(topo, "L0")).guid};
     auto t = (*e)->compute(topo, opts);
@@ -70,7 +70,7 @@ TEST_CASE("ftree: refuses what is not a fat tree, saying why") {
 
 TEST_CASE("ftree: routes around a missing link and stays up/down") {
   // L0 loses its cable to P0: everything to and from L0 goes through P1.
-  const sm::Topology topo = to_topology(two_level(3, 2, 2), {.down = {{"L0", 3}}});
+  const fabric::Topology topo = to_topology(two_level(3, 2, 2), {.down = {{"L0", 3}}});
   const auto t = route("ftree", topo);
   CHECK(entry(topo, t, "L0", "H1_0") == 4);
   CHECK(entry(topo, t, "L0", "H2_1") == 4);
@@ -90,7 +90,7 @@ TEST_CASE("ftree: routes around a missing link and stays up/down") {
 TEST_CASE("ftree: a complete 3-level tree is routed congestion-free (radix 8, 128 CAs)") {
   auto spec = sim::make_fat_tree(3, 8);
   REQUIRE(spec.has_value());
-  const sm::Topology topo = to_topology(*spec);
+  const fabric::Topology topo = to_topology(*spec);
   const auto t = route("ftree", topo);
   CHECK(undelivered(topo, t).empty());
   CHECK(cdg_acyclic(topo, t));
@@ -101,7 +101,7 @@ TEST_CASE("ftree: a complete 3-level tree is routed congestion-free (radix 8, 12
 }
 
 TEST_CASE("ftree: ft3-r16, the shared reference tree: the optimum") {
-  const sm::Topology topo = to_topology(shared("ft3-r16.net"));
+  const fabric::Topology topo = to_topology(shared("ft3-r16.net"));
   const auto t = route("ftree", topo);
   CHECK(undelivered(topo, t, false).empty());
   CHECK(cdg_acyclic(topo, t));
@@ -115,7 +115,7 @@ TEST_CASE("ftree: ft3-r16, the shared reference tree: the optimum") {
 }
 
 TEST_CASE("ftree: ft3-r16-degraded5 stays a fat tree and routes every pair") {
-  const sm::Topology topo = to_topology(shared("ft3-r16-degraded5.net"));
+  const fabric::Topology topo = to_topology(shared("ft3-r16-degraded5.net"));
   const auto t = route("ftree", topo);
   CHECK(t.diagnostics().unrouted_pairs == 0);
   CHECK(undelivered(topo, t).empty());
@@ -136,7 +136,7 @@ TEST_CASE("ftree: randomly degraded trees: legal routes or reported, deadlock-fr
       auto spec = sim::make_fat_tree(3, 8);
       REQUIRE(spec.has_value());
       REQUIRE(sim::drop_switch_links(*spec, fraction, seed).has_value());
-      const sm::Topology topo = to_topology(*spec);
+      const fabric::Topology topo = to_topology(*spec);
       const auto t = route("ftree", topo);
       CAPTURE(fraction);
       CAPTURE(seed);
@@ -153,11 +153,11 @@ TEST_CASE("ftree: randomly degraded trees: legal routes or reported, deadlock-fr
 TEST_SUITE("unit") {
 
 TEST_CASE("ftree: the LIDs of one CA (LMC 2) take different up-links and spines") {
-  const sm::Topology topo = to_topology(two_level(3, 4, 2), {.lmc = 2});
+  const fabric::Topology topo = to_topology(two_level(3, 4, 2), {.lmc = 2});
   const auto t = route("ftree", topo);
   CHECK(undelivered(topo, t).empty());
   CHECK(cdg_acyclic(topo, t));
-  const sm::NodeId l1 = node(topo, "L1");
+  const fabric::NodeId l1 = node(topo, "L1");
   for (const char* ca : {"H0_0", "H0_1", "H2_1"}) {
     CAPTURE(ca);
     std::set<uint8_t> ports;

@@ -10,7 +10,7 @@ TEST_SUITE("unit") {
 
 TEST_CASE("minhop: a line of three switches, every entry") {
   // H0_0..H2_0 get LIDs 1..3, S0..S2 get 4..6. Si: port 1 its CA, 2 toward S(i+1), 3 back.
-  const sm::Topology topo = to_topology(line(3, 1));
+  const fabric::Topology topo = to_topology(line(3, 1));
   const auto t = route("minhop", topo);
   const auto lft = [&](const char* sw) {
     const auto l = t.lft(node(topo, sw));
@@ -26,7 +26,7 @@ TEST_CASE("minhop: a line of three switches, every entry") {
 
 TEST_CASE("minhop: equal-cost ports balanced by LIDs routed, ties to the lowest port") {
   // S0 (CA A on port 1) has two cables to S1 (ports 2,3 <-> 5,6); S1 holds B, C, D, E.
-  const sm::Topology topo = to_topology(Spec()
+  const fabric::Topology topo = to_topology(Spec()
                                             .ca("A").ca("B").ca("C").ca("D").ca("E")
                                             .sw("S0", 3).sw("S1", 6)
                                             .link("A", 1, "S0", 1)
@@ -47,7 +47,7 @@ TEST_CASE("minhop: equal-cost ports balanced by LIDs routed, ties to the lowest 
 }
 
 TEST_CASE("minhop: the LIDs of one port (LMC 1) leave by different ports") {
-  const sm::Topology topo = to_topology(Spec()
+  const fabric::Topology topo = to_topology(Spec()
                                             .ca("A").ca("B").ca("C")
                                             .sw("S0", 3).sw("S1", 4)
                                             .link("A", 1, "S0", 1)
@@ -55,7 +55,7 @@ TEST_CASE("minhop: the LIDs of one port (LMC 1) leave by different ports") {
                                             .link("S0", 2, "S1", 3).link("S0", 3, "S1", 4),
                                         {.lmc = 1});
   const auto t = route("minhop", topo);
-  const sm::NodeId s0 = node(topo, "S0");
+  const fabric::NodeId s0 = node(topo, "S0");
   for (const char* ca : {"B", "C"}) {
     const mad::Lid base = lid(topo, ca);
     CHECK(base.value() % 2 == 0);
@@ -71,7 +71,7 @@ TEST_CASE("minhop: the LIDs of one port (LMC 1) leave by different ports") {
 TEST_CASE("minhop: down and Init ports") {
   SUBCASE("a link with a Down end is absent: the long way round") {
     // Ring of 4; S0-S1 cable has S1's end Down. S0 reaches S1 via S3, S2.
-    const sm::Topology topo = to_topology(ring(4, 1), {.down = {{"S1", 3}}});
+    const fabric::Topology topo = to_topology(ring(4, 1), {.down = {{"S1", 3}}});
     const auto t = route("minhop", topo);
     CHECK(entry(topo, t, "S0", "H1_0") == 3);
     CHECK(entry(topo, t, "S0", "S1") == 3);
@@ -79,12 +79,12 @@ TEST_CASE("minhop: down and Init ports") {
     CHECK(undelivered(topo, t).empty());
   }
   SUBCASE("Init counts as up") {
-    const sm::Topology topo = to_topology(ring(4, 1), {.init = {{"S1", 3}, {"S0", 2}}});
+    const fabric::Topology topo = to_topology(ring(4, 1), {.init = {{"S1", 3}, {"S0", 2}}});
     const auto t = route("minhop", topo);
     CHECK(entry(topo, t, "S0", "H1_0") == 2);
   }
   SUBCASE("a CA behind a Down port is unrouted, not an error") {
-    const sm::Topology topo = to_topology(line(2, 2), {.down = {{"H1_1", 1}}});
+    const fabric::Topology topo = to_topology(line(2, 2), {.down = {{"H1_1", 1}}});
     const auto t = route("minhop", topo);
     CHECK(entry(topo, t, "S0", "H1_1") == routing::kNoRoute);
     CHECK(entry(topo, t, "S1", "H1_1") == routing::kNoRoute);
@@ -98,9 +98,9 @@ TEST_CASE("minhop: unassigned LIDs stay kNoRoute; a disconnected switch is repor
   Spec s;
   s.ca("A").ca("B").ca("C").sw("S0", 3).sw("S1", 3).sw("S2", 3);
   s.link("A", 1, "S0", 1).link("B", 1, "S1", 1).link("C", 1, "S2", 1).link("S0", 2, "S1", 3);
-  sm::Topology topo = to_topology(s);
+  fabric::Topology topo = to_topology(s);
   // Leave a hole in the LID space: move S2 to LID 20.
-  const sm::Topology::LidSet moved{node(topo, "S2"), mad::PortNum(0), mad::Lid(20), 0};
+  const fabric::Topology::LidSet moved{node(topo, "S2"), mad::PortNum(0), mad::Lid(20), 0};
   topo = topo.with_lids({&moved, 1});
   const auto t = route("minhop", topo);
   CHECK(t.max_lid() == mad::Lid(20));
@@ -115,8 +115,8 @@ TEST_CASE("minhop: unassigned LIDs stay kNoRoute; a disconnected switch is repor
 }
 
 TEST_CASE("minhop: two ports with one LID is a conflict") {
-  sm::Topology topo = to_topology(line(2, 1));
-  const sm::Topology::LidSet dup{node(topo, "S1"), mad::PortNum(0), lid(topo, "H0_0"), 0};
+  fabric::Topology topo = to_topology(line(2, 1));
+  const fabric::Topology::LidSet dup{node(topo, "S1"), mad::PortNum(0), lid(topo, "H0_0"), 0};
   topo = topo.with_lids({&dup, 1});
   auto e = routing::make_engine("minhop");
   auto t = (*e)->compute(topo, {});
@@ -125,7 +125,7 @@ TEST_CASE("minhop: two ports with one LID is a conflict") {
 }
 
 TEST_CASE("minhop: shortest paths on a ring have a cyclic channel dependency graph") {
-  const sm::Topology topo = to_topology(ring(5, 1));
+  const fabric::Topology topo = to_topology(ring(5, 1));
   const auto t = route("minhop", topo);
   CHECK(undelivered(topo, t).empty());
   CHECK_FALSE(cdg_acyclic(topo, t));

@@ -33,7 +33,7 @@ TEST_CASE("registry: chains are checked") {
 
 TEST_CASE("registry: a chain moves on, and says why") {
   SUBCASE("a ring is no fat tree: updn routes it") {
-    const sm::Topology topo = to_topology(ring(5, 1));
+    const fabric::Topology topo = to_topology(ring(5, 1));
     auto r = routing::compute_chain("ftree,updn,minhop", topo, {});
     REQUIRE(r.has_value());
     CHECK(r->used == "updn");
@@ -43,7 +43,7 @@ TEST_CASE("registry: a chain moves on, and says why") {
     CHECK(cdg_acyclic(topo, r->tables));
   }
   SUBCASE("a tree goes to ftree") {
-    const sm::Topology topo = to_topology(two_level(2, 2, 2));
+    const fabric::Topology topo = to_topology(two_level(2, 2, 2));
     auto r = routing::compute_chain("ftree,updn", topo, {});
     REQUIRE(r.has_value());
     CHECK(r->used == "ftree");
@@ -51,7 +51,7 @@ TEST_CASE("registry: a chain moves on, and says why") {
     CHECK(r->tables == route("ftree", topo));
   }
   SUBCASE("nothing left: the error lists every reason") {
-    const sm::Topology topo = to_topology(ring(3, 1));
+    const fabric::Topology topo = to_topology(ring(3, 1));
     routing::RoutingOptions opts;
     opts.root_guids = {mad::Guid(0x77)};
     auto r = routing::compute_chain("ftree,updn", topo, opts);

@@ -10,10 +10,10 @@ using namespace rtest;
 
 namespace {
 
-size_t changed(const sm::Topology& before, const routing::RoutingTables& a, const sm::Topology& now,
+size_t changed(const fabric::Topology& before, const routing::RoutingTables& a, const fabric::Topology& now,
                const routing::RoutingTables& b) {
   size_t n = 0;
-  for (sm::NodeId s : now.switches()) {
+  for (fabric::NodeId s : now.switches()) {
     const auto x = a.lft(*before.find(now.node(s).guid));
     const auto y = b.lft(s);
     for (size_t l = 1; l < y.size() && l < x.size(); ++l) n += x[l] != y[l];
@@ -40,9 +40,9 @@ TEST_CASE("repair after a failed link: delivered, legal, and smaller than a full
   };
   for (const Case& c : cases) {
     INFO(std::string(c.file) << " " << c.engine << " " << c.down.front().first);
-    const sm::Topology before = to_topology(shared(c.file));
+    const fabric::Topology before = to_topology(shared(c.file));
     const auto old = route(c.engine, before);
-    const sm::Topology now = to_topology(shared(c.file), {.down = c.down});
+    const fabric::Topology now = to_topology(shared(c.file), {.down = c.down});
     auto r = routing::repair_routes(before, old, now, c.engine, {});
     REQUIRE_MESSAGE(r, (r ? "" : r.error().message));
     CHECK(r->entries > 0);
@@ -60,8 +60,8 @@ TEST_CASE("repair after a failed link: delivered, legal, and smaller than a full
 }
 
 TEST_CASE("repair refuses what it cannot do, so the SM routes in full") {
-  const sm::Topology less = to_topology(shared("ft3-r8.net"), {.down = {{"S1_00_00", 5}}});
-  const sm::Topology more = to_topology(shared("ft3-r8.net"));
+  const fabric::Topology less = to_topology(shared("ft3-r8.net"), {.down = {{"S1_00_00", 5}}});
+  const fabric::Topology more = to_topology(shared("ft3-r8.net"));
   const auto old = route("ftree", less);
   auto added = routing::repair_routes(less, old, more, "ftree", {});
   REQUIRE_FALSE(added);
@@ -69,14 +69,14 @@ TEST_CASE("repair refuses what it cannot do, so the SM routes in full") {
   auto unknown = routing::repair_routes(more, route("ftree", more), less, "adaptive-hint", {});
   CHECK_FALSE(unknown);
   // A CA whose cable comes up adds a destination the old tables never routed.
-  const sm::Topology without_ca = to_topology(shared("ft3-r8.net"), {.down = {{"H00005", 1}}});
+  const fabric::Topology without_ca = to_topology(shared("ft3-r8.net"), {.down = {{"H00005", 1}}});
   auto ca = routing::repair_routes(without_ca, route("ftree", without_ca), more, "ftree", {});
   REQUIRE_FALSE(ca);
   CHECK(ca.error().message.find("added") != std::string::npos);
 }
 
 TEST_CASE("an unchanged topology needs no repair") {
-  const sm::Topology t = to_topology(shared("ft3-r8.net"));
+  const fabric::Topology t = to_topology(shared("ft3-r8.net"));
   const auto old = route("ftree", t);
   auto r = routing::repair_routes(t, old, t, "ftree", {});
   REQUIRE(r);

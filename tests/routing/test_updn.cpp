@@ -14,7 +14,7 @@ TEST_SUITE("unit") {
 TEST_CASE("updn: a ring goes round the root where minhop would turn down then up") {
   // Ring of 4 with a CA on every switch: not a tree, so the root is the centre; all switches
   // tie, S0 has the lowest GUID. Ranks S0 0, S1 1, S3 1, S2 2.
-  const sm::Topology topo = to_topology(ring(4, 1));
+  const fabric::Topology topo = to_topology(ring(4, 1));
   const auto up = route("updn", topo);
   const auto mh = route("minhop", topo);
   // S1 -> H3_0: via S0 (port 3, up then down) or via S2 (port 2, down then up: illegal).
@@ -34,7 +34,7 @@ TEST_CASE("updn: a ring goes round the root where minhop would turn down then up
 
 TEST_CASE("updn: deadlock-free where minhop is not") {
   for (uint32_t n : {5u, 6u, 9u}) {
-    const sm::Topology topo = to_topology(ring(n, 2));
+    const fabric::Topology topo = to_topology(ring(n, 2));
     const auto t = route("updn", topo);
     CHECK(undelivered(topo, t).empty());
     CHECK(cdg_acyclic(topo, t));
@@ -42,7 +42,7 @@ TEST_CASE("updn: deadlock-free where minhop is not") {
 }
 
 TEST_CASE("updn: on a tree the roots are the switches with nothing above") {
-  const sm::Topology topo = to_topology(two_level(4, 2, 2));
+  const fabric::Topology topo = to_topology(two_level(4, 2, 2));
   const auto t = route("updn", topo);
   REQUIRE(!t.diagnostics().notes.empty());
   const std::string& note = t.diagnostics().notes[0];
@@ -58,7 +58,7 @@ TEST_CASE("updn: on a tree the roots are the switches with nothing above") {
 TEST_CASE("updn: configured roots, and the pairs they leave without a legal path, by name") {
   // A line S0 - S1 - S2 - S3 with roots S0 and S3: ranks 0 1 1 0. S1 -> S2 is down (equal
   // rank, higher GUID), S2 -> S3 up: S0 and S1 cannot reach S3, S3 cannot reach S0 and S1.
-  const sm::Topology topo = to_topology(line(4, 1));
+  const fabric::Topology topo = to_topology(line(4, 1));
   routing::RoutingOptions opts;
   opts.root_guids = {topo.node(node(topo, "S0")).guid, topo.node(node(topo, "S3")).guid,
                      mad::Guid(0x1234)};
@@ -85,7 +85,7 @@ TEST_CASE("updn: configured roots, and the pairs they leave without a legal path
 }
 
 TEST_CASE("updn: no configured root exists") {
-  const sm::Topology topo = to_topology(line(2, 1));
+  const fabric::Topology topo = to_topology(line(2, 1));
   routing::RoutingOptions opts;
   opts.root_guids = {mad::Guid(0x42)};
   auto e = routing::make_engine("updn");
@@ -101,7 +101,7 @@ TEST_CASE("updn: a random switch graph and a 2D torus") {
   auto torus = sim::make_torus({.dims = {4, 5}, .cas_per_switch = 2});
   REQUIRE(torus.has_value());
   for (const sim::FabricSpec* spec : {&*rnd, &*torus}) {
-    const sm::Topology topo = to_topology(*spec);
+    const fabric::Topology topo = to_topology(*spec);
     const auto t = route("updn", topo);
     CHECK(t.diagnostics().notes[0].find("not a tree") != std::string::npos);
     CHECK(t.diagnostics().unrouted_pairs == 0);

@@ -39,11 +39,11 @@ struct Fixture {
   void reindex() {
     index = std::make_shared<const sm::sa::Index>(sm::sa::Index::of(*run.sm, 18));
   }
-  mad::Gid gid_of(sm::NodeId ca) const {
+  mad::Gid gid_of(fabric::NodeId ca) const {
     return mad::Gid(kPrefix, run.sm->topology().port(ca, mad::PortNum(1)).guid.value());
   }
   // One SA request from `ca`'s port, as its IPoIB driver would send it; the answer.
-  sm::sa::Answer ask(sm::NodeId ca, uint8_t method, const M& rec, uint64_t mask) {
+  sm::sa::Answer ask(fabric::NodeId ca, uint8_t method, const M& rec, uint64_t mask) {
     mad::SaMad m;
     m.header.method = method;
     m.header.attr_id = M::kAttrId;
@@ -58,14 +58,14 @@ struct Fixture {
   }
   // What IPoIB sends to join the broadcast group (MGID, PortGID, JoinState, and the
   // parameters it learned from a Get).
-  sm::sa::Answer join(sm::NodeId ca, const mad::Gid& mgid, uint8_t js = mad::join_state::full) {
+  sm::sa::Answer join(fabric::NodeId ca, const mad::Gid& mgid, uint8_t js = mad::join_state::full) {
     M q;
     q.mgid = mgid;
     q.port_gid = gid_of(ca);
     q.join_state = js;
     return ask(ca, mad::sa_method::set, q, M::c_mgid | M::c_port_gid | M::c_join_state);
   }
-  sm::sa::Answer leave(sm::NodeId ca, const mad::Gid& mgid, uint8_t js = mad::join_state::full) {
+  sm::sa::Answer leave(fabric::NodeId ca, const mad::Gid& mgid, uint8_t js = mad::join_state::full) {
     M q;
     q.mgid = mgid;
     q.port_gid = gid_of(ca);
@@ -181,7 +181,7 @@ TEST_CASE("multicast: the IPoIB broadcast group after SUBNET UP; every CA joins;
 
   // `saquery -g`: GetTable, no components: the group, port GID 0, exact selectors.
   const auto& t = fx.run.sm->topology();
-  const sm::NodeId first = t.cas()[0];
+  const fabric::NodeId first = t.cas()[0];
   auto a = fx.ask(first, mad::sa_method::get_table, M{}, 0);
   REQUIRE(a.response.header.status == mad::status::ok);
   REQUIRE(a.payload.size() >= M::kSize);
@@ -195,7 +195,7 @@ TEST_CASE("multicast: the IPoIB broadcast group after SUBNET UP; every CA joins;
 
   // Every CA joins; the MFTs follow at the next tick, in one pass.
   auto& reps = fx.run.record();
-  for (sm::NodeId ca : t.cas()) {
+  for (fabric::NodeId ca : t.cas()) {
     auto j = fx.join(ca, kBroadcast);
     REQUIRE(j.response.header.status == mad::status::ok);
     CHECK(M::decode(j.response.data)->mlid == mad::Lid(0xC000));
@@ -221,9 +221,9 @@ TEST_CASE("multicast: the IPoIB broadcast group after SUBNET UP; every CA joins;
   CHECK(reps.back().mft_blocks == 0);
 
   // Leaves: the CAs of one leaf switch go; the tree shrinks, the rest still reach each other.
-  const sm::Port& p0 = t.port(first, mad::PortNum(1));
-  const sm::NodeId leaf = p0.peer;
-  for (sm::NodeId ca : t.cas())
+  const fabric::Port& p0 = t.port(first, mad::PortNum(1));
+  const fabric::NodeId leaf = p0.peer;
+  for (fabric::NodeId ca : t.cas())
     if (t.port(ca, mad::PortNum(1)).peer == leaf) REQUIRE(fx.leave(ca, kBroadcast).response.header.status == mad::status::ok);
   REQUIRE(fx.run.run_for(50ms));
   bc = fx.multicast.groups().find(kBroadcast);
@@ -238,7 +238,7 @@ TEST_CASE("multicast: the IPoIB broadcast group after SUBNET UP; every CA joins;
 TEST_CASE("multicast: a link failure and the re-sweep keep every member reached") {
   Fixture fx(smtest::load("ft2-r8.net"));
   const auto& t = fx.run.sm->topology();
-  for (sm::NodeId ca : t.cas()) REQUIRE(fx.join(ca, kBroadcast).response.header.status == mad::status::ok);
+  for (fabric::NodeId ca : t.cas()) REQUIRE(fx.join(ca, kBroadcast).response.header.status == mad::status::ok);
   REQUIRE(fx.run.run_for(50ms));
   const mc::Group* bc = fx.multicast.groups().find(kBroadcast);
   check_reaches(fx, *bc);
@@ -261,7 +261,7 @@ TEST_CASE("multicast: a link failure and the re-sweep keep every member reached"
 TEST_CASE("multicast: a CA that leaves the fabric leaves its groups; a group it alone held goes") {
   Fixture fx(smtest::load("ft2-r8.net"));
   const auto& t = fx.run.sm->topology();
-  const sm::NodeId a = t.cas().back(), b = t.cas()[t.cas().size() - 2];  // neither is the SM's
+  const fabric::NodeId a = t.cas().back(), b = t.cas()[t.cas().size() - 2];  // neither is the SM's
   REQUIRE(a != t.sm_node());
   REQUIRE(b != t.sm_node());
   const mad::Guid a_guid = t.node(a).guid;
@@ -296,7 +296,7 @@ TEST_CASE("multicast: a CA that leaves the fabric leaves its groups; a group it 
 TEST_CASE("multicast: create with MGID 0, send-only members, and the IBA statuses of bad requests") {
   Fixture fx(*sim::make_fat_tree(2, 4));
   const auto& t = fx.run.sm->topology();
-  const sm::NodeId a = t.cas()[0], b = t.cas()[1], c = t.cas().back();
+  const fabric::NodeId a = t.cas()[0], b = t.cas()[1], c = t.cas().back();
   M q;
   q.port_gid = fx.gid_of(a);
   q.qkey = 0x1234;

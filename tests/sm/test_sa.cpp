@@ -47,8 +47,8 @@ TEST_CASE("SA: PathRecord for every CA pair, hop count as the simulated switches
   Fixture f;
   const auto& t = f.run.sm->topology();
   size_t checked = 0;
-  for (sm::NodeId s : t.cas()) {
-    for (sm::NodeId d : t.cas()) {
+  for (fabric::NodeId s : t.cas()) {
+    for (fabric::NodeId d : t.cas()) {
       mad::PathRecord q;
       q.slid = t.port(s, mad::PortNum(1)).lid;
       q.dlid = t.port(d, mad::PortNum(1)).lid;
@@ -82,8 +82,8 @@ TEST_CASE("SA: PathRecord for every CA pair, hop count as the simulated switches
 TEST_CASE("SA: PathRecord by GIDs, one end open, selectors, and what finds nothing") {
   Fixture f;
   const auto& t = f.run.sm->topology();
-  const sm::Port& src = t.port(t.cas()[0], mad::PortNum(1));
-  const sm::Port& dst = t.port(t.cas()[5], mad::PortNum(1));
+  const fabric::Port& src = t.port(t.cas()[0], mad::PortNum(1));
+  const fabric::Port& dst = t.port(t.cas()[5], mad::PortNum(1));
   mad::PathRecord q;
   q.sgid = mad::Gid(0xFE80000000000000ULL, src.guid.value());
   q.dgid = mad::Gid(0xFE80000000000000ULL, dst.guid.value());
@@ -121,7 +121,7 @@ TEST_CASE("SA: PathRecord by GIDs, one end open, selectors, and what finds nothi
 TEST_CASE("SA: NodeRecord and PortInfoRecord by component mask; Get that matches many") {
   Fixture f;
   const auto& t = f.run.sm->topology();
-  const sm::NodeId ca = t.cas()[3];
+  const fabric::NodeId ca = t.cas()[3];
   mad::NodeRecord q;
   q.lid = t.port(ca, mad::PortNum(1)).lid;
   auto a = ask(f, request(mad::sa_method::get, mad::sa_attr::node_record, 1, bytes(q)));

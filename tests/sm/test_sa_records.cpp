@@ -77,18 +77,18 @@ TEST_CASE("SA: LinkRecord for every cable in both directions, by FromLID, FromPo
 
   // From one switch: a record per cabled port; from one of its ports: exactly that cable.
   const auto& t = f.run.sm->topology();
-  const sm::NodeId sw = t.switches()[0];
+  const fabric::NodeId sw = t.switches()[0];
   mad::LinkRecord q;
   q.from_lid = t.port(sw, mad::PortNum(0)).lid;
   size_t cabled = 0;
-  for (const sm::Port& p : t.ports(sw)) cabled += p.num.value() != 0 && p.linked();
+  for (const fabric::Port& p : t.ports(sw)) cabled += p.num.value() != 0 && p.linked();
   a = ask(f.index.get(), {}, request(m::get_table, at::link_record, 1, bytes(q)));
   CHECK(records<mad::LinkRecord>(a).size() == cabled);
   q.from_port = mad::PortNum(1);
   a = ask(f.index.get(), {}, request(m::get, at::link_record, 0b11, bytes(q)));
   REQUIRE(a.response.header.status == 0);
   auto one = records<mad::LinkRecord>(a)[0];
-  const sm::Port& p1 = t.port(sw, mad::PortNum(1));
+  const fabric::Port& p1 = t.port(sw, mad::PortNum(1));
   CHECK(one.to_port == p1.peer_port);
   CHECK(one.to_lid == (t.node(p1.peer).is_switch() ? t.port(p1.peer, mad::PortNum(0)).lid : t.port(p1.peer, p1.peer_port).lid));
   // To one CA (ToLID, component 3): the one cable that reaches it.
@@ -145,8 +145,8 @@ TEST_CASE("SA: GUIDInfoRecord block 0 of every end port holds its port GUID") {
   const auto& t = f.run.sm->topology();
   auto a = ask(f.index.get(), {}, request(m::get_table, at::guid_info_record, 0));
   CHECK(records<mad::GuidInfoRecord>(a).size() == f.index->endports().size());
-  for (sm::NodeId ca : t.cas()) {
-    const sm::Port& p = t.port(ca, mad::PortNum(1));
+  for (fabric::NodeId ca : t.cas()) {
+    const fabric::Port& p = t.port(ca, mad::PortNum(1));
     mad::GuidInfoRecord q;
     q.lid = p.lid;
     a = ask(f.index.get(), {}, request(m::get, at::guid_info_record, 1, bytes(q)));

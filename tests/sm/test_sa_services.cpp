@@ -38,7 +38,7 @@ struct Wall {
   }
 };
 
-SR service(const Fixture& f, uint64_t id, sm::NodeId ca, const char* name) {
+SR service(const Fixture& f, uint64_t id, fabric::NodeId ca, const char* name) {
   SR s;
   s.id = id;
   s.gid = mad::Gid(kPrefix, f.run.sm->topology().port(ca, mad::PortNum(1)).guid.value());
@@ -190,9 +190,9 @@ namespace {
 struct Subscriber {
   Fixture& f;
   sim::EndpointId ep;
-  sm::NodeId node;
+  fabric::NodeId node;
   mad::Lid lid;
-  Subscriber(Fixture& fx, sm::NodeId ca) : f(fx), node(ca) {
+  Subscriber(Fixture& fx, fabric::NodeId ca) : f(fx), node(ca) {
     const auto& t = f.run.sm->topology();
     lid = t.port(ca, mad::PortNum(1)).lid;
     auto e = f.run.fabric->find_guid(t.node(ca).guid);
@@ -224,8 +224,8 @@ struct Subscriber {
 };
 
 // The k-th CA that is not where the SM sits (a subscriber needs a port of its own).
-sm::NodeId other_ca(const sm::Topology& t, size_t k) {
-  for (sm::NodeId c : t.cas())
+fabric::NodeId other_ca(const fabric::Topology& t, size_t k) {
+  for (fabric::NodeId c : t.cas())
     if (c != t.sm_node() && k-- == 0) return c;
   FAIL("not enough CAs");
   return 0;
@@ -252,7 +252,7 @@ TEST_CASE("SA: InformInfo subscribe; a CA leaves (trap 65) and comes back (64); 
   sm::sa::Handler* hs[] = {&subs};
   const auto& t = f.run.sm->topology();
   Subscriber sub(f, other_ca(t, 0));
-  const sm::NodeId leaver = other_ca(t, 9);
+  const fabric::NodeId leaver = other_ca(t, 9);
   const mad::Guid leaver_port = t.port(leaver, mad::PortNum(1)).guid;
   const mad::Guid leaver_node = t.node(leaver).guid;
 
@@ -348,8 +348,8 @@ TEST_CASE("SA: traps the SM receives reach the subscribers whose LID range and t
   const auto& t = f.run.sm->topology();
   Subscriber sub(f, other_ca(t, 0));
   // The leaf switch above CA 20 will trap 128 when CA 20 goes.
-  const sm::NodeId ca = other_ca(t, 20);
-  const sm::NodeId leaf = t.port(ca, mad::PortNum(1)).peer;
+  const fabric::NodeId ca = other_ca(t, 20);
+  const fabric::NodeId leaf = t.port(ca, mad::PortNum(1)).peer;
   const uint16_t leaf_lid = t.port(leaf, mad::PortNum(0)).lid.value();
   const mad::Guid leaf_port = t.port(leaf, mad::PortNum(0)).guid;  // `t` changes with the next sweep
   mad::InformInfo mine = all_traps();

@@ -1,9 +1,9 @@
-#include "sm/topology.h"
+#include "fabric/topology.h"
 
 #include <algorithm>
 #include <numeric>
 
-namespace sm {
+namespace fabric {
 
 std::optional<NodeId> Topology::find(Guid g) const {
   auto it = std::lower_bound(nodes_.begin(), nodes_.end(), g, [](const Node& n, Guid v) { return n.guid < v; });
@@ -192,4 +192,4 @@ Topology TopologyBuilder::build() && {
   return t;
 }
 
-}  // namespace sm
+}  // namespace fabric

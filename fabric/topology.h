@@ -1,6 +1,6 @@
-// The subnet model: an immutable snapshot of what a sweep discovered (nodes, ports, links,
-// LIDs). Routing engines read it; the SM and the store hand it around. A leaf: it includes
-// only mad/ types, so routing/ can depend on it and nothing else of sm/.
+// The fabric model: an immutable snapshot of what a sweep discovered (nodes, ports, links,
+// LIDs). Routing engines read it; the SM and the store hand it around. Below both sm/ and
+// routing/: it includes only mad/ types.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +12,7 @@
 
 #include "mad/types.h"
 
-namespace sm {
+namespace fabric {
 
 using mad::DrPath;
 using mad::Guid;
@@ -161,4 +161,4 @@ class TopologyBuilder {
   PortNum sm_port_;
 };
 
-}  // namespace sm
+}  // namespace fabric
