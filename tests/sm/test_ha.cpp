@@ -8,7 +8,7 @@
 
 #include "sim/netfile.h"
 #include "sim/verifier.h"
-#include "sm/cli/drill.h"
+#include "cli/drill.h"
 
 using namespace std::chrono_literals;
 using cli::Cluster;

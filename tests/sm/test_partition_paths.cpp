@@ -11,7 +11,7 @@
 #include "mad/sa_mad.h"
 #include "mad/sa_path_record.h"
 #include "sa_helpers.h"
-#include "sm/config.h"
+#include "cli/config.h"
 #include "sm/multicast/groups.h"
 #include "sm/multicast/mcmember.h"
 #include "sm/sa/index.h"

@@ -11,7 +11,7 @@
 #include "harness.h"
 #include "mad/sa_mad.h"
 #include "mad/sa_records.h"
-#include "sm/config.h"
+#include "cli/config.h"
 #include "sm/sa/queries.h"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "sm/cli/sim_run.h"
+#include "cli/sim_run.h"
 
 namespace cli {
 

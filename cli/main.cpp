@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sm/cli/commands.h"
+#include "cli/commands.h"
 
 namespace {
 

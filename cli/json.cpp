@@ -1,4 +1,4 @@
-#include "sm/cli/json.h"
+#include "cli/json.h"
 
 #include <fmt/format.h>
 

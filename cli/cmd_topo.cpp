@@ -19,7 +19,7 @@
 
 #include "sim/generators.h"
 #include "sim/netfile.h"
-#include "sm/cli/commands.h"
+#include "cli/commands.h"
 
 namespace cli {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "mad/error.h"
 
-namespace sm::service {
+namespace cli {
 
 class ControlServer {
  public:
@@ -46,4 +46,4 @@ class ControlServer {
 mad::Result<std::string> control_request(const std::string& path, const std::string& line,
                                          int timeout_ms = 5000);
 
-}  // namespace sm::service
+}  // namespace cli

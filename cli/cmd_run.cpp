@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "sm/cli/commands.h"
-#include "sm/cli/daemon.h"
-#include "sm/config.h"
+#include "cli/commands.h"
+#include "cli/daemon.h"
+#include "cli/config.h"
 
 namespace po = boost::program_options;
 
@@ -61,7 +61,7 @@ mad::Result<void> check_db_path(const std::string& db) {
   fs::path dir = fs::path(db).parent_path();
   if (dir.empty()) dir = ".";
   std::error_code ec;
-  if (db == sm::DaemonConfig().db_path && !fs::is_directory(dir, ec)) fs::create_directories(dir, ec);
+  if (db == DaemonConfig().db_path && !fs::is_directory(dir, ec)) fs::create_directories(dir, ec);
   if (!fs::is_directory(dir, ec))
     return mad::fail(mad::Errc::not_found, fmt::format("db_path {}: directory {} does not exist", db, dir.string()));
   if (::access(dir.c_str(), W_OK) != 0)
@@ -87,7 +87,7 @@ int cmd_run(int argc, char** argv) {
        "another master); non-zero if the subnet is not up after 5 sweeps")
       ("dump-config", po::bool_switch(&dump), "print the configuration in effect as a config file, and exit");
   po::options_description all;
-  all.add(general).add(sm::config_options());
+  all.add(general).add(config_options());
   po::variables_map vm;
   try {
     const std::vector<std::string> args = canonical_args(argc, argv);
@@ -101,14 +101,14 @@ int cmd_run(int argc, char** argv) {
     std::cout << all << "\n";
     return 0;
   }
-  auto cfg = sm::load_config(config_file, vm);
+  auto cfg = load_config(config_file, vm);
   if (!cfg) {
     fmt::print(stderr, "fabricsm run: {}\n", cfg.error().message);
     return kExitUsage;
   }
   cfg->once = once;
   if (dump) {
-    std::cout << sm::config_file_text(*cfg);
+    std::cout << config_file_text(*cfg);
     return 0;
   }
   if (!cfg->guid.empty() && (!cfg->ca.empty() || cfg->port != 0)) {

@@ -9,10 +9,10 @@
 #include "routing/engine.h"
 #include "sim/generators.h"
 #include "sim/netfile.h"
-#include "sm/cli/commands.h"
-#include "sm/cli/drill.h"
-#include "sm/cli/ha_options.h"
-#include "sm/cli/json.h"
+#include "cli/commands.h"
+#include "cli/drill.h"
+#include "cli/ha_options.h"
+#include "cli/json.h"
 
 namespace po = boost::program_options;
 

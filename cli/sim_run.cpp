@@ -1,4 +1,4 @@
-#include "sm/cli/sim_run.h"
+#include "cli/sim_run.h"
 
 #include <unistd.h>
 
@@ -6,7 +6,7 @@
 
 #include "sim/sim_transport.h"
 #include "sm/store/store.h"
-#include "sm/cli/progress.h"
+#include "cli/progress.h"
 #include "sm/event_loop.h"
 
 namespace cli {

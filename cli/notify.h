@@ -10,7 +10,7 @@
 #include "mad/error.h"
 #include "mad/transport.h"
 
-namespace sm::service {
+namespace cli {
 
 class Notifier {
  public:
@@ -28,4 +28,4 @@ class Notifier {
   std::optional<mad::Nanos> watchdog_;
 };
 
-}  // namespace sm::service
+}  // namespace cli

@@ -1,10 +1,10 @@
-#include "sm/cli/table.h"
+#include "cli/table.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "sm/cli/json.h"
+#include "cli/json.h"
 
 namespace cli {
 

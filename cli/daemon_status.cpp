@@ -1,9 +1,9 @@
-#include "sm/cli/daemon_status.h"
+#include "cli/daemon_status.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include "sm/cli/json.h"
+#include "cli/json.h"
 
 namespace cli {
 

@@ -1,8 +1,8 @@
-#include "sm/cli/sim_report.h"
+#include "cli/sim_report.h"
 
 #include <fmt/format.h>
 
-#include "sm/cli/json.h"
+#include "cli/json.h"
 
 namespace cli {
 

@@ -1,4 +1,4 @@
-#include "sm/cli/daemon.h"
+#include "cli/daemon.h"
 
 #include <fmt/format.h>
 #include <signal.h>
@@ -10,15 +10,15 @@
 #include <set>
 
 #include "mad/umad_transport.h"
-#include "sm/cli/daemon_status.h"
+#include "cli/daemon_status.h"
 #include "sm/event_loop.h"
 #include "sm/multicast/multicast.h"
 #include "sm/sa/reports.h"
 #include "sm/sa/server.h"
 #include "sm/sa/services.h"
 #include "sm/sa/subscriptions.h"
-#include "sm/service/control.h"
-#include "sm/service/notify.h"
+#include "cli/control.h"
+#include "cli/notify.h"
 #include "sm/store/store.h"
 
 namespace cli {
@@ -87,7 +87,7 @@ class Daemon {
   std::unique_ptr<mad::UmadTransport> transport_;
   std::unique_ptr<sm::SubnetManager> manager_;
   std::unique_ptr<sm::store::Store> store_;
-  std::unique_ptr<sm::service::ControlServer> control_;
+  std::unique_ptr<cli::ControlServer> control_;
   std::unique_ptr<sm::sa::Server> sa_;
   std::unique_ptr<sm::multicast::Multicast> multicast_;
   // SA state clients create (services, subscriptions) and the Reports to subscribers.
@@ -97,7 +97,7 @@ class Daemon {
   std::shared_ptr<const sm::sa::Index> index_;  // of the last sweep that configured the subnet
   std::vector<sm::store::SaObject> restored_;     // read from the store, until handed out
   bool sa_current_ = true;  // false after standing by: another SM may have changed the store
-  sm::service::Notifier notify_ = sm::service::Notifier::from_environment();
+  cli::Notifier notify_ = cli::Notifier::from_environment();
   StatusContext ctx_;
   bool ready_sent_ = false;
   std::optional<std::chrono::steady_clock::time_point> stop_by_;  // stopping: exit by then
@@ -136,7 +136,7 @@ void Daemon::start_control() {
   std::error_code ec;
   const fs::path dir = fs::path(a_.cfg.control_socket).parent_path();
   if (!dir.empty() && !fs::is_directory(dir, ec)) fs::create_directories(dir, ec);
-  auto c = sm::service::ControlServer::listen(a_.cfg.control_socket);
+  auto c = cli::ControlServer::listen(a_.cfg.control_socket);
   // The SM runs without it: the status command is a convenience, the subnet is not.
   if (!c) {
     log_.warn(115, "control socket: {}; `fabricsm status` will not reach this SM", c.error().message);
@@ -270,13 +270,13 @@ void Daemon::serve_control() {
 
 void Daemon::reload() {
   (void)notify_.send("RELOADING=1");
-  auto next = sm::load_config(a_.config_file, a_.command_line);
+  auto next = load_config(a_.config_file, a_.command_line);
   if (!next) {
     log_.error(116, "SIGHUP: configuration refused, the running settings stay: {}", next.error().message);
   } else {
     next->once = a_.cfg.once;
     std::vector<std::string> changed, need_restart;
-    const auto before = sm::describe(a_.cfg), after = sm::describe(*next);
+    const auto before = describe(a_.cfg), after = describe(*next);
     for (size_t i = 0; i < before.size(); ++i) {
       if (before[i].second == after[i].second) continue;
       (restart_only().count(before[i].first) ? need_restart : changed)
@@ -290,7 +290,7 @@ void Daemon::reload() {
     log_.info(117, "SIGHUP: configuration {} re-read: {}", a_.config_file.empty() ? "(none)" : a_.config_file,
               changed.empty() ? "nothing to change now" : fmt::format("{}", fmt::join(changed, ", ")));
     // Keep the restart-only settings as running, so a later SIGHUP reports them again.
-    sm::DaemonConfig kept = *next;
+    DaemonConfig kept = *next;
     kept.ca = a_.cfg.ca;
     kept.port = a_.cfg.port;
     kept.guid = a_.cfg.guid;

@@ -1,4 +1,4 @@
-#include "sm/cli/drill.h"
+#include "cli/drill.h"
 
 #include <fmt/format.h>
 

@@ -5,8 +5,8 @@
 #include <boost/program_options.hpp>
 #include <iostream>
 
-#include "sm/cli/commands.h"
-#include "sm/service/control.h"
+#include "cli/commands.h"
+#include "cli/control.h"
 
 namespace po = boost::program_options;
 
@@ -33,13 +33,13 @@ int cmd_status(int argc, char** argv) {
     return 0;
   }
   if (resweep) {
-    auto r = sm::service::control_request(socket, "resweep");
+    auto r = cli::control_request(socket, "resweep");
     if (!r) {
       fmt::print(stderr, "fabricsm status: {}\n", r.error().message);
       return 1;
     }
   }
-  auto r = sm::service::control_request(socket, json ? "status" : "status text");
+  auto r = cli::control_request(socket, json ? "status" : "status text");
   if (!r) {
     fmt::print(stderr, "fabricsm status: {}\n", r.error().message);
     return 1;

@@ -1,4 +1,4 @@
-#include "sm/cli/svg_plot.h"
+#include "cli/svg_plot.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "sm/config.h"
+#include "cli/config.h"
 
 #include <fmt/format.h>
 
@@ -15,7 +15,7 @@
 
 namespace po = boost::program_options;
 
-namespace sm {
+namespace cli {
 
 namespace {
 
@@ -211,18 +211,18 @@ const std::vector<Option>& table() {
       text("db_path", "SQLite database: LIDs, programmed tables, sweeps, events", &DaemonConfig::db_path),
       {"on_corrupt_db", "refuse: stop with an error; fresh: keep the file aside and start from the fabric",
        [](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
-         if (v == "refuse") c.on_corrupt_db = store::OnCorrupt::refuse;
-         else if (v == "fresh") c.on_corrupt_db = store::OnCorrupt::start_fresh;
+         if (v == "refuse") c.on_corrupt_db = sm::store::OnCorrupt::refuse;
+         else if (v == "fresh") c.on_corrupt_db = sm::store::OnCorrupt::start_fresh;
          else return mad::fail(mad::Errc::parse, fmt::format("'{}' is not refuse or fresh", v));
          return {};
        },
        [](const DaemonConfig& c) {
-         return std::string(c.on_corrupt_db == store::OnCorrupt::refuse ? "refuse" : "fresh");
+         return std::string(c.on_corrupt_db == sm::store::OnCorrupt::refuse ? "refuse" : "fresh");
        }},
       {"log_level", "error, warn, info or debug",
        [](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
          bool ok = false;
-         (void)parse_level(v, &ok);
+         (void)sm::parse_level(v, &ok);
          if (!ok) return mad::fail(mad::Errc::parse, fmt::format("'{}' is not error, warn, info or debug", v));
          c.log_level = v;
          return {};
@@ -367,7 +367,7 @@ mad::Result<DaemonConfig> load_config(const std::string& file, const po::variabl
     cfg.sm.routing.hints = std::move(*hints);
   }
   if (!cfg.partition_config_file.empty()) {  // a bad file: file:line, and nothing changes
-    auto parts = load_partitions(cfg.partition_config_file);
+    auto parts = sm::load_partitions(cfg.partition_config_file);
     if (!parts) return std::unexpected(parts.error());
     cfg.sm.partitions = std::move(*parts);
   }
@@ -399,4 +399,4 @@ std::vector<std::pair<std::string, std::string>> describe(const DaemonConfig& cf
   return out;
 }
 
-}  // namespace sm
+}  // namespace cli

@@ -7,8 +7,8 @@
 #include <ctime>
 #include <iostream>
 
-#include "sm/cli/commands.h"
-#include "sm/cli/table.h"
+#include "cli/commands.h"
+#include "cli/table.h"
 #include "sm/store/store.h"
 
 namespace po = boost::program_options;

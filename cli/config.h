@@ -12,18 +12,18 @@
 #include "sm/store/store.h"
 #include "sm/subnet_manager.h"
 
-namespace sm {
+namespace cli {
 
 struct DaemonConfig {
   // Which port to run on (all empty: the first active InfiniBand port).
   std::string ca;
   int port = 0;
   std::string guid;  // port GUID, as OpenSM's `guid`
-  SmConfig sm;       // sweeps, routing, port parameters, transactions, HA (sm.ha)
+  sm::SmConfig sm;   // sweeps, routing, port parameters, transactions, HA (sm.ha)
   std::string root_guid_file;
   std::string partition_config_file;  // read into sm.partitions by load_config
   std::string db_path = "/var/lib/fabricsm/fabricsm.db";
-  store::OnCorrupt on_corrupt_db = store::OnCorrupt::refuse;
+  sm::store::OnCorrupt on_corrupt_db = sm::store::OnCorrupt::refuse;
   std::string log_level = "info";
   std::string control_socket = "/run/fabricsm/fabricsm.sock";
   bool once = false;  // command line only
@@ -56,4 +56,4 @@ std::string config_file_text(const DaemonConfig& cfg);
 // One line per option "name = value", as a config file would say it (for status and --help).
 std::vector<std::pair<std::string, std::string>> describe(const DaemonConfig& cfg);
 
-}  // namespace sm
+}  // namespace cli

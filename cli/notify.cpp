@@ -1,4 +1,4 @@
-#include "sm/service/notify.h"
+#include "cli/notify.h"
 
 #include <fmt/format.h>
 #include <sys/socket.h>
@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace sm::service {
+namespace cli {
 
 Notifier Notifier::from_environment() {
   Notifier n;
@@ -43,4 +43,4 @@ mad::Result<void> Notifier::send(std::string_view message) const {
   return {};
 }
 
-}  // namespace sm::service
+}  // namespace cli

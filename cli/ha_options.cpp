@@ -1,4 +1,4 @@
-#include "sm/cli/ha_options.h"
+#include "cli/ha_options.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "sm/service/control.h"
+#include "cli/control.h"
 
 #include <fmt/format.h>
 #include <poll.h>
@@ -11,7 +11,7 @@
 #include <cstring>
 #include <future>
 
-namespace sm::service {
+namespace cli {
 
 namespace {
 
@@ -135,4 +135,4 @@ mad::Result<std::string> control_request(const std::string& path, const std::str
   return out;
 }
 
-}  // namespace sm::service
+}  // namespace cli

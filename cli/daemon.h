@@ -9,12 +9,12 @@
 #include <boost/program_options.hpp>
 #include <string>
 
-#include "sm/config.h"
+#include "cli/config.h"
 
 namespace cli {
 
 struct DaemonArgs {
-  sm::DaemonConfig cfg;       // as loaded at start (file, then command line)
+  DaemonConfig cfg;       // as loaded at start (file, then command line)
   std::string config_file;    // re-read on SIGHUP; empty: none
   boost::program_options::variables_map command_line;  // applied over the file again on SIGHUP
 };

@@ -12,10 +12,10 @@
 #include "routing/engine.h"
 #include "sim/generators.h"
 #include "sim/netfile.h"
-#include "sm/cli/commands.h"
-#include "sm/cli/sim_report.h"
-#include "sm/cli/sim_run.h"
-#include "sm/cli/svg_plot.h"
+#include "cli/commands.h"
+#include "cli/sim_report.h"
+#include "cli/sim_run.h"
+#include "cli/svg_plot.h"
 
 namespace po = boost::program_options;
 
