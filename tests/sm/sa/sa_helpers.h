@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "harness.h"
+#include "tests/sm/harness.h"
 #include "mad/sa_mad.h"
 #include "sm/sa/handler.h"
 #include "sm/sa/index.h"

@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "harness.h"
+#include "tests/sm/harness.h"
 #include "mad/multicast_forwarding_table.h"
 #include "mad/sa_path_record.h"
 #include "sm/multicast/multicast.h"

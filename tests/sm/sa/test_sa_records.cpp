@@ -5,7 +5,7 @@
 #include <set>
 
 #include "mad/sa_records.h"
-#include "sa_helpers.h"
+#include "tests/sm/sa/sa_helpers.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 
 #include <map>
 
-#include "harness.h"
+#include "tests/sm/harness.h"
 #include "mad/sa_mad.h"
 #include "mad/sa_records.h"
 #include "cli/config.h"

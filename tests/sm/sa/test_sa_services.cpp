@@ -6,7 +6,7 @@
 
 #include "mad/notice.h"
 #include "mad/sa_service_records.h"
-#include "sa_helpers.h"
+#include "tests/sm/sa/sa_helpers.h"
 #include "sm/sa/reports.h"
 #include "sm/sa/services.h"
 #include "sm/sa/subscriptions.h"

@@ -5,8 +5,8 @@
 
 #include <map>
 
-#include "harness.h"
-#include "sa_helpers.h"
+#include "tests/sm/harness.h"
+#include "tests/sm/sa/sa_helpers.h"
 #include "mad/rmpp.h"
 #include "mad/sa_path_record.h"
 #include "mad/sa_records.h"

@@ -7,10 +7,10 @@
 
 #include <fmt/format.h>
 
-#include "harness.h"
+#include "tests/sm/harness.h"
 #include "mad/sa_mad.h"
 #include "mad/sa_path_record.h"
-#include "sa_helpers.h"
+#include "tests/sm/sa/sa_helpers.h"
 #include "cli/config.h"
 #include "sm/multicast/groups.h"
 #include "sm/multicast/mcmember.h"
