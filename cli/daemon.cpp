@@ -72,7 +72,7 @@ class Daemon {
   mad::Result<void> open_store();
   void start_control();
   void on_sweep(const sm::SweepReport& r);
-  void on_log(sm::Level l, int code, std::string_view msg);
+  void on_log(sm::Level l, const sm::LogCode& code, std::string_view msg);
   bool tick();  // between batches: signals, control requests, notify, flushes; true = stop
   void reload();
   void serve_control();
@@ -111,13 +111,13 @@ mad::Result<void> Daemon::open_store() {
   if (!s) return std::unexpected(s.error());
   store_ = std::move(*s);
   if (!rep.set_aside.empty())
-    log_.error(703, "store: {} was not a healthy database; kept as {}, starting from the fabric", a_.cfg.db_path,
+    log_.error(sm::code::store_set_aside, "store: {} was not a healthy database; kept as {}, starting from the fabric", a_.cfg.db_path,
                rep.set_aside);
   auto lids = store_->load_lids();
   if (!lids) return std::unexpected(lids.error());
   auto tables = store_->load_lft_memory();
   if (!tables) return std::unexpected(tables.error());
-  log_.info(704, "store: {} ({}schema v{}{}): {} LIDs, {} switches' tables known", a_.cfg.db_path,
+  log_.info(sm::code::store_opened, "store: {} ({}schema v{}{}): {} LIDs, {} switches' tables known", a_.cfg.db_path,
             rep.created ? "new, " : "", rep.version,
             rep.from_version && rep.from_version != rep.version ? fmt::format(", upgraded from v{}", rep.from_version)
                                                                 : "",
@@ -139,19 +139,16 @@ void Daemon::start_control() {
   auto c = cli::ControlServer::listen(a_.cfg.control_socket);
   // The SM runs without it: the status command is a convenience, the subnet is not.
   if (!c) {
-    log_.warn(115, "control socket: {}; `fabricsm status` will not reach this SM", c.error().message);
+    log_.warn(sm::code::control_socket_failed, "control socket: {}; `fabricsm status` will not reach this SM", c.error().message);
     return;
   }
   control_ = std::move(*c);
 }
 
-void Daemon::on_log(sm::Level l, int code, std::string_view msg) {
-  if (!store_) return;
-  // Warnings, errors, SUBNET UP, the daemon's own start/stop/reload and every HA line.
-  const bool keep = l <= sm::Level::warn || code == 104 || (code >= 100 && code < 120) || (code >= 800 && code < 900);
-  if (!keep || l == sm::Level::debug) return;
+void Daemon::on_log(sm::Level l, const sm::LogCode& code, std::string_view msg) {
+  if (!store_ || !code.event || l == sm::Level::debug) return;
   const char* level = l == sm::Level::error ? "error" : l == sm::Level::warn ? "warn" : "info";
-  store_->add_event({wall_ms(), level, code, std::string(msg)});
+  store_->add_event({wall_ms(), level, code.number, std::string(msg)});
 }
 
 void Daemon::note_peers() {
@@ -175,7 +172,7 @@ void Daemon::log_lids() const {
   const sm::Topology& t = manager_->topology();
   for (const auto& s : manager_->last_sweep().lids.lids) {
     const sm::Node& n = t.node(s.node);
-    log_.debug(111, "LID {} {} {} port {} port-GUID {}", s.lid, n.is_switch() ? "switch" : "ca", n.guid, s.port,
+    log_.debug(sm::code::lid_of_port, "LID {} {} {} port {} port-GUID {}", s.lid, n.is_switch() ? "switch" : "ca", n.guid, s.port,
                t.port(s.node, s.port).guid);
   }
 }
@@ -210,7 +207,7 @@ void Daemon::restore_sa_state(const std::vector<sm::store::SaObject>& objects) {
     if (o.kind == "mcgroup") groups.push_back(o.record);
   const size_t g = multicast_->restore(groups), s = services_->load(objects), i = subscriptions_->load(objects);
   if (!objects.empty())
-    log_.info(705, "store: {} multicast group(s), {} service record(s), {} event subscription(s) read back", g, s, i);
+    log_.info(sm::code::sa_state_restored, "store: {} multicast group(s), {} service record(s), {} event subscription(s) read back", g, s, i);
 }
 
 void Daemon::on_sweep(const sm::SweepReport& r) {
@@ -222,7 +219,7 @@ void Daemon::on_sweep(const sm::SweepReport& r) {
     sa_current_ = true;
     store_->forget_written();  // the last master may have written other rows
     if (auto objs = store_->load_sa_objects(); objs) restore_sa_state(*objs);
-    else log_.error(706, "store: SA state not read back on taking over: {}", objs.error().message);
+    else log_.error(sm::code::sa_state_not_restored, "store: SA state not read back on taking over: {}", objs.error().message);
   }
   if (configured) {
     auto ix = std::make_shared<const sm::sa::Index>(sm::sa::Index::of(*manager_, a_.cfg.sm.ports.switch_life_time));
@@ -236,19 +233,19 @@ void Daemon::on_sweep(const sm::SweepReport& r) {
   note_peers();
   note_groups();
   if (!configured) {
-    if (auto f = store_->flush_events(); !f) log_.error(702, "store: {}", f.error().message);
+    if (auto f = store_->flush_events(); !f) log_.error(sm::code::store_flush_failed, "store: {}", f.error().message);
     return;
   }
   auto c = store_->commit(*manager_, wall_ms());
   if (!c) {
     ctx_.store_error = c.error().message;
-    log_.error(702, "store: commit of sweep {} failed: {}", r.number, c.error().message);
+    log_.error(sm::code::store_commit_failed, "store: commit of sweep {} failed: {}", r.number, c.error().message);
     return;
   }
   ++ctx_.commits;
   ctx_.last_commit_ms = c->ms;
   ctx_.store_error.clear();
-  log_.log(r.heavy ? sm::Level::info : sm::Level::debug, 701,
+  log_.info_if(r.heavy, sm::code::store_committed,
            "store: sweep {} committed: {} nodes, {} ports, {} LIDs, {} switch tables, {} events, {:.1f} ms",
            r.number, c->nodes, c->ports, c->lids, c->switches, c->events, c->ms);
 }
@@ -272,7 +269,7 @@ void Daemon::reload() {
   (void)notify_.send("RELOADING=1");
   auto next = load_config(a_.config_file, a_.command_line);
   if (!next) {
-    log_.error(116, "SIGHUP: configuration refused, the running settings stay: {}", next.error().message);
+    log_.error(sm::code::reload_refused, "SIGHUP: configuration refused, the running settings stay: {}", next.error().message);
   } else {
     next->once = a_.cfg.once;
     std::vector<std::string> changed, need_restart;
@@ -283,11 +280,11 @@ void Daemon::reload() {
           .push_back(fmt::format("{} = {}", after[i].first, after[i].second));
     }
     if (!need_restart.empty())
-      log_.warn(117, "SIGHUP: these take effect at the next start, not now: {}", fmt::join(need_restart, ", "));
+      log_.warn(sm::code::reload_restart_only, "SIGHUP: these take effect at the next start, not now: {}", fmt::join(need_restart, ", "));
     log_.set_level(sm::parse_level(next->log_level));
     manager_->reconfigure(next->sm);
     multicast_->set_partitions(next->sm.partitions);
-    log_.info(117, "SIGHUP: configuration {} re-read: {}", a_.config_file.empty() ? "(none)" : a_.config_file,
+    log_.info(sm::code::reload_done, "SIGHUP: configuration {} re-read: {}", a_.config_file.empty() ? "(none)" : a_.config_file,
               changed.empty() ? "nothing to change now" : fmt::format("{}", fmt::join(changed, ", ")));
     // Keep the restart-only settings as running, so a later SIGHUP reports them again.
     DaemonConfig kept = *next;
@@ -313,7 +310,7 @@ bool Daemon::tick() {
     // wait out its heartbeat timeout.
     stop_by_ = now + kHandoverWait;
     if (!m.resign()) return true;
-    log_.info(118, "stopping: waiting up to {} ms for the standby to take the subnet over",
+    log_.info(sm::code::handover_wait, "stopping: waiting up to {} ms for the standby to take the subnet over",
               std::chrono::duration_cast<std::chrono::milliseconds>(kHandoverWait).count());
     return false;
   }
@@ -349,7 +346,7 @@ bool Daemon::tick() {
     next_flush_ = now + kFlushEvery;
     note_peers();
     note_groups();
-    if (auto f = store_->flush_events(); !f) log_.error(702, "store: {}", f.error().message);
+    if (auto f = store_->flush_events(); !f) log_.error(sm::code::store_flush_failed, "store: {}", f.error().message);
   }
   if (!a_.cfg.once || m.sweeping()) return false;
   // As `opensm -o`: once is done when the subnet is up, or when another SM is master.
@@ -366,12 +363,12 @@ int Daemon::run() {
                        std::chrono::milliseconds(100);
   auto t = mad::UmadTransport::open(uo);
   if (!t) {
-    log_.error(110, "{}", t.error().message);
+    log_.error(sm::code::port_open_failed, "{}", t.error().message);
     return 1;
   }
   transport_ = std::move(*t);
   const mad::UmadPort& p = transport_->port();
-  log_.info(110, "on {} port {} (port GUID {}, LID {}, SM LID {}, state {}) through {}, IsSM set", p.ca, p.port,
+  log_.info(sm::code::port_opened, "on {} port {} (port GUID {}, LID {}, SM LID {}, state {}) through {}, IsSM set", p.ca, p.port,
             p.guid, p.lid, p.sm_lid, p.state, p.device);
   ctx_ = StatusContext{.port = p, .config_file = a_.config_file, .db_path = a_.cfg.db_path,
                        .started = std::chrono::steady_clock::now()};
@@ -384,11 +381,11 @@ int Daemon::run() {
   manager_->set_multicast(multicast_.get());
   if (!a_.cfg.db_path.empty()) {
     if (auto r = open_store(); !r) {
-      log_.error(700, "store: {}", r.error().message);
+      log_.error(sm::code::store_open_failed, "store: {}", r.error().message);
       return 1;
     }
   }
-  log_.set_observer([this](sm::Level l, int code, std::string_view msg) { on_log(l, code, msg); });
+  log_.set_observer([this](sm::Level l, const sm::LogCode& c, std::string_view msg) { on_log(l, c, msg); });
   manager_->on_sweep_done = [this](const sm::SweepReport& r) { on_sweep(r); };
   sa_ = std::make_unique<sm::sa::Server>(*transport_, log_);
   sa_->add_handler(multicast_->mcmember_handler());
@@ -406,26 +403,26 @@ int Daemon::run() {
   (void)notify_.send("STOPPING=1");
   const mad::UmadStats st = transport_->stats();
   const auto& ms = manager_->mad_stats();
-  log_.info(112, "umad: {} MADs sent ({} failed), {} received, {} dropped (kernel timeouts), SMPs: {} sent, "
+  log_.info(sm::code::umad_stats, "umad: {} MADs sent ({} failed), {} received, {} dropped (kernel timeouts), SMPs: {} sent, "
             "{} resent, {} unanswered", st.sent, st.send_errors, st.received, st.dropped, ms.sent, ms.retried,
             ms.timed_out);
   int rc = 0;
   if (!loop) {
-    log_.error(107, "transport failed: {}", loop.error().message);
+    log_.error(sm::code::transport_failed, "transport failed: {}", loop.error().message);
     rc = 1;
   } else if (const int sig = g_stop.load(); sig != 0) {
-    log_.info(113, "stopping on {}", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    log_.info(sm::code::stopping, "stopping on {}", sig == SIGINT ? "SIGINT" : "SIGTERM");
     rc = a_.cfg.once && !manager_->subnet_up() ? 1 : 0;
   } else if (a_.cfg.once && manager_->state() == mad::SmState::standby) {
-    log_.info(113, "standing by: another SM is master");
+    log_.info(sm::code::once_standing_by, "standing by: another SM is master");
   } else if (a_.cfg.once && !manager_->subnet_up()) {
-    log_.error(113, "subnet not up after {} sweeps: {}", manager_->sweeps(), manager_->last_sweep().failure);
+    log_.error(sm::code::once_not_up, "subnet not up after {} sweeps: {}", manager_->sweeps(), manager_->last_sweep().failure);
     rc = 1;
   }
   if (store_) {
     note_peers();
     note_groups();
-    if (auto f = store_->flush_events(); !f) log_.error(702, "store: {}", f.error().message);
+    if (auto f = store_->flush_events(); !f) log_.error(sm::code::store_flush_failed, "store: {}", f.error().message);
   }
   log_.set_observer(nullptr);
   return rc;

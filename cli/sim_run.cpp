@@ -52,7 +52,7 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
       const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                  std::chrono::system_clock::now().time_since_epoch()).count();
       if (auto c = store->commit(manager, now_ms)) out.commit_ms = c->ms;
-      else log.error(701, "store: {}", c.error().message);
+      else log.error(sm::code::store_commit_failed, "store: {}", c.error().message);
     };
   }
   Progress progress(o.progress);

@@ -48,14 +48,14 @@ void Discovery::end() {
   summary_.pruned = model_.prune_unreachable();
   summary_.changed.assign(refreshed_.begin(), refreshed_.end());
   if (failed_log_.suppressed())
-    log_.warn(205, "discovery: {} more unanswered SMPs not logged", failed_log_.suppressed());
+    log_.warn(code::unanswered_suppressed, "discovery: {} more unanswered SMPs not logged", failed_log_.suppressed());
   auto d = std::move(done_);
   done_ = nullptr;
   d();
 }
 
 void Discovery::problem(std::string what) {
-  log_.warn(201, "discovery: {}", what);
+  log_.warn(code::discovery_problem, "discovery: {}", what);
   summary_.problems.push_back(std::move(what));
 }
 
@@ -66,7 +66,7 @@ void Discovery::probe(const DrPath& path, Guid from, uint8_t from_port) {
     if (!r) {
       ++summary_.unanswered;
       if (failed_log_.allow())
-        log_.warn(202, "discovery: no NodeInfo at path {}: {}", path.str(), r.error().message);
+        log_.warn(code::no_node_info, "discovery: no NodeInfo at path {}: {}", path.str(), r.error().message);
     } else if (auto ni = mad::decode_attr<mad::NodeInfo>(*r)) {
       on_node_info(path, from, from_port, *ni);
     } else {
@@ -157,7 +157,7 @@ void Discovery::refresh_node(Guid g) {
         retry_.push_back(g);
       } else {
         summary_.stale_path = true;
-        log_.info(206, "refresh: {} no longer answers at {}: a full sweep follows", g, path.str());
+        log_.info(code::refresh_lost_node, "refresh: {} no longer answers at {}: a full sweep follows", g, path.str());
       }
     } else {
       read_node(g, false);
@@ -188,7 +188,7 @@ void Discovery::read_node(Guid g, bool with_description) {
         if (auto* node = model_.find(g)) node->sw = *si;
     } else {
       ++summary_.unanswered;
-      if (failed_log_.allow()) log_.warn(203, "discovery: no SwitchInfo from {}: {}", g, r.error().message);
+      if (failed_log_.allow()) log_.warn(code::no_switch_info, "discovery: no SwitchInfo from {}: {}", g, r.error().message);
     }
     end();
   });
@@ -210,7 +210,7 @@ void Discovery::read_port(Guid g, uint8_t port, const DrPath& path) {
       } else {
         ++summary_.unanswered;
         if (failed_log_.allow())
-          log_.warn(204, "discovery: no PortInfo {}[{}]: {}", g, port, r.error().message);
+          log_.warn(code::no_port_info, "discovery: no PortInfo {}[{}]: {}", g, port, r.error().message);
       }
       end();
       return;

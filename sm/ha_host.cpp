@@ -121,12 +121,12 @@ void HaHost::notify_master(Guid port) {
 void HaHost::note(const ha::Note& n) {
   using K = ha::Note::Kind;
   switch (n.kind) {
-    case K::state: log_.info(801, "HA: {}", n.text); break;
-    case K::master_lost: log_.warn(802, "HA: {}", n.text); break;
-    case K::handover: log_.info(803, "HA: {}", n.text); break;
-    case K::security: log_.error(804, "HA security: {}", n.text); break;
-    case K::peer: log_.info(805, "HA: {}", n.text); break;
-    case K::warning: log_.warn(806, "HA: {}", n.text); break;
+    case K::state: log_.info(code::ha_state, "HA: {}", n.text); break;
+    case K::master_lost: log_.warn(code::ha_master_lost, "HA: {}", n.text); break;
+    case K::handover: log_.info(code::ha_handover, "HA: {}", n.text); break;
+    case K::security: log_.error(code::ha_security, "HA security: {}", n.text); break;
+    case K::peer: log_.info(code::ha_peer, "HA: {}", n.text); break;
+    case K::warning: log_.warn(code::ha_warning, "HA: {}", n.text); break;
   }
   if (hooks_.note) hooks_.note(n);
 }

@@ -26,10 +26,10 @@ Level parse_level(std::string_view s, bool* ok) {
 
 Logger::Logger(Level level, std::FILE* out) : level_(level), out_(out) {}
 
-void Logger::write(Level l, int code, const std::string& msg) {
+void Logger::write(Level l, const LogCode& c, const std::string& msg) {
   if (l == Level::error) ++errors_;
   if (l == Level::warn) ++warnings_;
-  const std::string line = fmt::format("fabricsm[{}{:04d}]: {}", level_char(l), code, msg);
+  const std::string line = fmt::format("fabricsm[{}{:04d}]: {}", level_char(l), c.number, msg);
   if (sink_) {
     sink_(l, line);
   } else {
@@ -37,7 +37,7 @@ void Logger::write(Level l, int code, const std::string& msg) {
     std::fputc('\n', out_);
     std::fflush(out_);
   }
-  if (observer_) observer_(l, code, msg);
+  if (observer_) observer_(l, c, msg);
 }
 
 }  // namespace sm

@@ -1,7 +1,5 @@
 // One line per event on stderr (the journal under systemd), flushed as written, each with a
-// level and a searchable code: "fabricsm[E0301]: ..." greps like OpenSM's "ERR 0301".
-// Codes: 01xx daemon, 02xx discovery, 03xx LIDs, 04xx routing, 05xx programming, 06xx SM
-// protocol (SMInfo, traps), 07xx store, 08xx HA.
+// level and a searchable code from the one table of codes (log_codes.h).
 #pragma once
 
 #include <fmt/format.h>
@@ -11,11 +9,25 @@
 #include <string>
 #include <string_view>
 
+#include "sm/log_codes.h"
+
 namespace sm {
 
-enum class Level { error = 0, warn = 1, info = 2, debug = 3 };
-
 Level parse_level(std::string_view s, bool* ok = nullptr);
+
+// A code as a Logger method takes it: a code of another level does not compile.
+template <Level L>
+class CodeAt {
+ public:
+  consteval CodeAt(const LogCode& c) : code_(&c) {  // NOLINT: implicit on purpose
+    if (c.level != L) this_code_is_logged_at_another_level_in_log_codes_h();
+  }
+  const LogCode& code() const { return *code_; }
+
+ private:
+  static void this_code_is_logged_at_another_level_in_log_codes_h();  // not constexpr: stops the compile
+  const LogCode* code_;
+};
 
 class Logger {
  public:
@@ -27,30 +39,43 @@ class Logger {
   // Replaces where lines go (tests capture them). The default writes to `out` and flushes.
   void set_sink(Sink s) { sink_ = std::move(s); }
   bool enabled(Level l) const { return l <= level_; }
-  // Also sees every line written (the daemon keeps warnings, errors and state changes as
-  // events in the store), after it went to the sink or the file.
-  using Observer = std::function<void(Level, int code, std::string_view message)>;
+  // Also sees every line written (the service keeps the codes marked `event` in the store),
+  // after it went to the sink or the file.
+  using Observer = std::function<void(Level, const LogCode& code, std::string_view message)>;
   void set_observer(Observer o) { observer_ = std::move(o); }
 
   template <class... Args>
-  void log(Level l, int code, fmt::format_string<Args...> f, Args&&... args) {
-    if (!enabled(l)) return;
-    write(l, code, fmt::format(f, std::forward<Args>(args)...));
+  void error(CodeAt<Level::error> c, fmt::format_string<Args...> f, Args&&... a) {
+    log(Level::error, c.code(), f, std::forward<Args>(a)...);
   }
   template <class... Args>
-  void error(int code, fmt::format_string<Args...> f, Args&&... a) { log(Level::error, code, f, std::forward<Args>(a)...); }
+  void warn(CodeAt<Level::warn> c, fmt::format_string<Args...> f, Args&&... a) {
+    log(Level::warn, c.code(), f, std::forward<Args>(a)...);
+  }
   template <class... Args>
-  void warn(int code, fmt::format_string<Args...> f, Args&&... a) { log(Level::warn, code, f, std::forward<Args>(a)...); }
+  void info(CodeAt<Level::info> c, fmt::format_string<Args...> f, Args&&... a) {
+    log(Level::info, c.code(), f, std::forward<Args>(a)...);
+  }
   template <class... Args>
-  void info(int code, fmt::format_string<Args...> f, Args&&... a) { log(Level::info, code, f, std::forward<Args>(a)...); }
+  void debug(CodeAt<Level::debug> c, fmt::format_string<Args...> f, Args&&... a) {
+    log(Level::debug, c.code(), f, std::forward<Args>(a)...);
+  }
+  // An info line that only debug shows when `loud` is false (a steady sweep's figures).
   template <class... Args>
-  void debug(int code, fmt::format_string<Args...> f, Args&&... a) { log(Level::debug, code, f, std::forward<Args>(a)...); }
+  void info_if(bool loud, CodeAt<Level::info> c, fmt::format_string<Args...> f, Args&&... a) {
+    log(loud ? Level::info : Level::debug, c.code(), f, std::forward<Args>(a)...);
+  }
 
   uint64_t errors() const { return errors_; }
   uint64_t warnings() const { return warnings_; }
 
  private:
-  void write(Level l, int code, const std::string& msg);
+  template <class... Args>
+  void log(Level l, const LogCode& c, fmt::format_string<Args...> f, Args&&... args) {
+    if (!enabled(l)) return;
+    write(l, c, fmt::format(f, std::forward<Args>(args)...));
+  }
+  void write(Level l, const LogCode& c, const std::string& msg);
   Level level_;
   std::FILE* out_;
   Sink sink_;

@@ -76,7 +76,7 @@ void Programmer::record_port(NodeId node, PortNum port, const mad::Smp& answer, 
   if (sent) {
     const uint32_t not_taken = differing(*sent, *pi) & ~kMustTake;
     if (not_taken & ~rec.ignored)
-      log_.debug(504, "{}[{}] does not keep PortInfo fields 0x{:03x}: not compared again", n->info.node_guid,
+      log_.debug(code::port_ignores_fields, "{}[{}] does not keep PortInfo fields 0x{:03x}: not compared again", n->info.node_guid,
                  port, not_taken);
     rec.ignored |= not_taken;
   }
@@ -84,7 +84,7 @@ void Programmer::record_port(NodeId node, PortNum port, const mad::Smp& answer, 
 
 void Programmer::fail(std::string what) {
   ++stats_.failures;
-  if (fail_log_.allow()) log_.error(501, "programming: {}", what);
+  if (fail_log_.allow()) log_.error(code::program_failed, "programming: {}", what);
 }
 
 void Programmer::pump() {
@@ -124,7 +124,7 @@ void Programmer::end() {
     stats_.stage2_ms = static_cast<double>(now_ns() - stage_start_ns_) / 1e6;
     stage_ = 3;
     if (fail_log_.suppressed())
-      log_.error(502, "programming: {} more failures not logged", fail_log_.suppressed());
+      log_.error(code::program_failures_suppressed, "programming: {} more failures not logged", fail_log_.suppressed());
     auto d = std::move(done_);
     d();
   }

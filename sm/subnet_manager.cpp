@@ -38,17 +38,17 @@ PhaseTime SubnetManager::since(int64_t w, mad::Nanos f) const {
 }
 
 void SubnetManager::start() {
-  log_.info(101, "starting: routing {}, {} SMPs in flight, priority {}{}", cfg_.routing_engine,
+  log_.info(code::starting, "starting: routing {}, {} SMPs in flight, priority {}{}", cfg_.routing_engine,
             cfg_.mads.window, cfg_.ha.priority, cfg_.ha.sticky ? ", sticky" : "");
   ha_.start();  // Discovering: the agent asks for the first walk
 }
 
 void SubnetManager::request_sweep(std::string why) {
   if (!master_ && ha_.state() != mad::SmState::discovering) {
-    log_.debug(102, "heavy sweep not run: {} (this SM is {})", why, mad::sm_state_name(ha_.state()));
+    log_.debug(code::sweep_not_run, "heavy sweep not run: {} (this SM is {})", why, mad::sm_state_name(ha_.state()));
     return;
   }
-  log_.info(102, "heavy sweep requested: {}", why);
+  log_.info(code::sweep_requested, "heavy sweep requested: {}", why);
   heavy_wanted_ = true;
   heavy_why_ = std::move(why);
   if (!sweeping_) start_next_if_wanted();
@@ -131,16 +131,16 @@ void SubnetManager::after_discovery() {
   report_.pruned = walk.pruned.size();
   report_.problems = walk.problems;
   if (report_.heavy)
-    log_.info(201, "sweep {}: discovery: {} switches, {} CAs, {} links, {} SMPs, {} unanswered, {:.1f} ms",
+    log_.info(code::discovered, "sweep {}: discovery: {} switches, {} CAs, {} links, {} SMPs, {} unanswered, {:.1f} ms",
               sweeps_, report_.switches, report_.cas, report_.links, walk.smps, walk.unanswered,
               report_.discovery.wall_ms);
   else
-    log_.info(207, "sweep {} ({}): re-read {} switch(es), {} node(s) re-read or found, {} gone, {} SMPs, {:.1f} ms",
+    log_.info(code::refreshed, "sweep {} ({}): re-read {} switch(es), {} node(s) re-read or found, {} gone, {} SMPs, {:.1f} ms",
               sweeps_, report_.trigger, report_.refreshed, walk.changed.size(), walk.pruned.size(),
               walk.smps, report_.discovery.wall_ms);
   for (Guid g : walk.pruned) {
     lft_memory_.erase(g);
-    log_.warn(208, "node {} is no longer reachable", g);
+    log_.warn(code::node_unreachable, "node {} is no longer reachable", g);
   }
   if (t.sm_node() == kNoNode) {
     finish(false, "the SM's own port did not answer");
@@ -157,14 +157,14 @@ void SubnetManager::assign_and_route() {
   phase_fabric_ = now();
   LidAssignment partial;
   auto lids = lids_.assign(t, &partial);
-  if (!lids) log_.error(301, "{}", lids.error().message);
+  if (!lids) log_.error(code::lids_exhausted, "{}", lids.error().message);
   report_.lids = lids ? std::move(*lids) : std::move(partial);
-  for (const std::string& note : report_.lids.notes) log_.warn(302, "LIDs: {}", note);
+  for (const std::string& note : report_.lids.notes) log_.warn(code::lid_note, "LIDs: {}", note);
   topo_ = std::move(topo_).with_lids(report_.lids.lids);
   const Topology& topo = topo_;
   report_.max_lid = topo.max_lid().value();
   report_.lid_assignment = since(phase_wall_ns_, phase_fabric_);
-  log_.log(report_.heavy || report_.lids.changed ? Level::info : Level::debug, 303,
+  log_.info_if(report_.heavy || report_.lids.changed, code::lids_assigned,
            "sweep {}: LIDs: {} kept, {} restored, {} new, {} changed, max LID {}, {:.1f} ms", sweeps_,
            report_.lids.kept, report_.lids.restored, report_.lids.fresh, report_.lids.changed,
            report_.max_lid, report_.lid_assignment.wall_ms);
@@ -196,14 +196,14 @@ bool SubnetManager::route() {
     report_.routing = since(phase_wall_ns_, phase_fabric_);
     if (!routed) {
       routed_.reset();
-      log_.error(401, "routing: {}", routed.error().message);
+      log_.error(code::routing_failed, "routing: {}", routed.error().message);
       finish(false, "routing failed: " + routed.error().message);
       return false;
     }
-    for (const std::string& why : routed->passed_over) log_.warn(402, "routing: passed over {}", why);
+    for (const std::string& why : routed->passed_over) log_.warn(code::engine_passed_over, "routing: passed over {}", why);
     tables_ = std::move(routed->tables);
     report_.engine = routed->used;
-    log_.info(403, "sweep {}: routing: {} over {} switches, LIDs 1..{}, {:.1f} ms", sweeps_, report_.engine,
+    log_.info(code::routed, "sweep {}: routing: {} over {} switches, LIDs 1..{}, {:.1f} ms", sweeps_, report_.engine,
               report_.switches, report_.max_lid, report_.routing.wall_ms);
   }
   routed_ = Routed{Topology(), report_.engine, cfg_.routing_engine};  // the topology follows
@@ -219,12 +219,12 @@ bool SubnetManager::try_repair() {
   if (routed_->chain != cfg_.routing_engine) why = "the routing engine changed";
   else if (report_.lids.changed != 0 || report_.lids.fresh != 0) why = "LIDs changed";
   if (why) {
-    log_.debug(405, "sweep {}: routing in full: {}", sweeps_, why);
+    log_.debug(code::routing_in_full, "sweep {}: routing in full: {}", sweeps_, why);
     return false;
   }
   auto r = routing::repair_routes(routed_->topo, tables_, topo_, routed_->engine, cfg_.routing);
   if (!r) {
-    log_.debug(405, "sweep {}: routing in full, no repair: {}", sweeps_, r.error().message);
+    log_.debug(code::no_repair, "sweep {}: routing in full, no repair: {}", sweeps_, r.error().message);
     return false;
   }
   tables_ = std::move(r->tables);
@@ -233,7 +233,7 @@ bool SubnetManager::try_repair() {
   report_.repaired = true;
   report_.repaired_destinations = r->destinations;
   report_.repaired_entries = r->entries;
-  log_.info(404, "sweep {}: routing: {} repair, {} destination(s) re-routed, {} LFT entries changed, {:.1f} ms",
+  log_.info(code::repaired, "sweep {}: routing: {} repair, {} destination(s) re-routed, {} LFT entries changed, {:.1f} ms",
             sweeps_, report_.engine, r->destinations, r->entries, report_.routing.wall_ms);
   return true;
 }
@@ -242,7 +242,7 @@ void SubnetManager::after_programming() {
   report_.program = programmer_->stats();
   report_.programming = since(phase_wall_ns_, phase_fabric_);
   const ProgramStats& s = report_.program;
-  log_.info(503, "sweep {}: programming: {} LFT blocks written ({} read back), {} SwitchInfo, "
+  log_.info(code::programmed, "sweep {}: programming: {} LFT blocks written ({} read back), {} SwitchInfo, "
             "{} port Sets ({} with ClientReregister), {} activations, {} failures, {:.1f} ms",
             sweeps_, s.lft_blocks_written, s.lft_blocks_read, s.switch_info_sets, s.port_sets,
             s.client_reregisters, s.activations, s.failures, report_.programming.wall_ms);
@@ -275,15 +275,15 @@ void SubnetManager::finish(bool up, std::string failure) {
   phase_ = "idle";
   if (up && master_) {
     if (!up_)
-      log_.info(104, "SUBNET UP: {} switches, {} CAs, {} SMPs, {:.1f} ms", report_.switches, report_.cas,
+      log_.info(code::subnet_up, "SUBNET UP: {} switches, {} CAs, {} SMPs, {:.1f} ms", report_.switches, report_.cas,
                 report_.smps_sent, report_.total.wall_ms);
     else
-      log_.info(105, "sweep {} done ({}): {} SMPs, {} LFT blocks, {:.1f} ms", sweeps_,
+      log_.info(code::sweep_done, "sweep {} done ({}): {} SMPs, {} LFT blocks, {:.1f} ms", sweeps_,
                 report_.heavy ? "heavy" : "incremental", report_.smps_sent, report_.program.lft_blocks_written,
                 report_.total.wall_ms);
     up_ = true;
   } else if (!up) {
-    log_.error(106, "sweep {} did not bring the subnet up: {}", sweeps_, report_.failure);
+    log_.error(code::sweep_failed, "sweep {} did not bring the subnet up: {}", sweeps_, report_.failure);
     if (master_ || ha_.state() == mad::SmState::discovering) retry_at_ = now() + cfg_.retry_interval;
   }
   if (next_light_ <= now() && cfg_.sweep_interval.count() > 0) next_light_ = now() + cfg_.sweep_interval;
@@ -319,7 +319,7 @@ void SubnetManager::note_port_changes(const std::vector<std::pair<Guid, uint8_t>
     while (!times.empty() && times.front() < t - cfg_.flap_window) times.pop_front();
     if (static_cast<int>(times.size()) >= cfg_.flap_threshold && flapping_.insert(key).second) {
       const FabricModel::NodeRec* n = model_.find(key.first);
-      log_.warn(604, "port {}[{}] ({}) is flapping: {} state changes in {} s", key.first, key.second,
+      log_.warn(code::flapping, "port {}[{}] ({}) is flapping: {} state changes in {} s", key.first, key.second,
                 n ? n->description : "?", times.size(),
                 std::chrono::duration_cast<std::chrono::seconds>(cfg_.flap_window).count());
     }
@@ -345,14 +345,14 @@ void SubnetManager::start_light_sweep() {
     const LightSweep::Result r = light_->result();
     light_.reset();
     next_light_ = now() + cfg_.sweep_interval;
-    log_.debug(109, "light sweep: {} switches, {} changed, {} silent", r.smps, r.changed.size(), r.silent.size());
+    log_.debug(code::light_sweep, "light sweep: {} switches, {} changed, {} silent", r.smps, r.changed.size(), r.silent.size());
     if (!r.silent.empty()) {  // gone, or its route is: only a full walk can tell
       request_sweep(fmt::format("light sweep: {} switch(es) did not answer", r.silent.size()));
       return;
     }
     for (Guid g : r.changed) mark_dirty(g, "light sweep: port state changed");
     if (!r.changed.empty())
-      log_.info(110, "light sweep: {} switch(es) report port state changes", r.changed.size());
+      log_.info(code::light_sweep_changes, "light sweep: {} switch(es) report port state changes", r.changed.size());
   });
 }
 
@@ -366,7 +366,7 @@ void SubnetManager::on_mad(const mad::Packet& p) {
   if (cls != mad::mgmt_class::subn_directed_route && cls != mad::mgmt_class::subn_lid_routed) return;
   auto smp = mad::decode_smp(p.mad);
   if (!smp) {
-    log_.warn(601, "dropped a malformed SMP: {}", smp.error().message);
+    log_.warn(code::malformed_smp, "dropped a malformed SMP: {}", smp.error().message);
     return;
   }
   if (mad::method::is_response(smp->method)) return;  // late answer to a finished request
@@ -387,11 +387,11 @@ void SubnetManager::on_trap(const mad::Packet& p, const mad::Smp& trap) {
   out.addr = p.addr;
   (void)transport_.send(out);
   if (!notice) {
-    log_.warn(602, "malformed trap from LID {}: {}", p.addr.lid, notice.error().message);
+    log_.warn(code::malformed_trap, "malformed trap from LID {}: {}", p.addr.lid, notice.error().message);
     return;
   }
   const uint16_t number = notice->trap_or_device_id;
-  log_.info(603, "trap {} ({}) from LID {}", number, mad::trap_name(number), notice->issuer_lid);
+  log_.info(code::trap, "trap {} ({}) from LID {}", number, mad::trap_name(number), notice->issuer_lid);
   if (notice->is_trap(mad::trap::link_state_change)) {
     const auto t128 = notice->trap128();
     const Guid sw = model_.node_by_lid(t128 ? t128->lid : notice->issuer_lid);
@@ -404,7 +404,7 @@ void SubnetManager::on_trap(const mad::Packet& p, const mad::Smp& trap) {
     // re-route; the HA agent reads that SM's SMInfo.
     const auto t144 = notice->trap144();
     const Guid port = ha_host_.port_by_lid(topo_, t144 ? t144->lid : notice->issuer_lid);
-    log_.debug(605, "trap 144 from LID {} (port {})", notice->issuer_lid, port);
+    log_.debug(code::trap_144, "trap 144 from LID {} (port {})", notice->issuer_lid, port);
     if (!port.is_zero()) ha_.sm_port_changed(port);
   }
   if (on_notice) on_notice(*notice);

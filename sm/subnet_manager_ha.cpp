@@ -22,7 +22,7 @@ bool SubnetManager::resign() {
 }
 
 void SubnetManager::ha_become_master() {
-  if (!master_) log_.info(807, "this SM configures the subnet from now on");
+  if (!master_) log_.info(code::configuring, "this SM configures the subnet from now on");
   master_ = true;
   if (gated_) {  // the walk that elected goes on into LIDs, routing and programming
     gated_ = false;
@@ -33,7 +33,7 @@ void SubnetManager::ha_become_master() {
 }
 
 void SubnetManager::ha_stand_by() {
-  if (master_) log_.info(808, "another SM configures the subnet: standing by");
+  if (master_) log_.info(code::standing_by, "another SM configures the subnet: standing by");
   master_ = false;
   up_ = false;
   heavy_wanted_ = false;
@@ -78,7 +78,7 @@ void SubnetManager::finish_walk(std::string why) {
   report_.smps_sent = st.sent - mads_at_start_.sent;
   sweeping_ = false;
   phase_ = "idle";
-  log_.info(809, "sweep {}: walked {} switches, {} CAs: {}", sweeps_, report_.switches, report_.cas,
+  log_.info(code::walked, "sweep {}: walked {} switches, {} CAs: {}", sweeps_, report_.switches, report_.cas,
             report_.failure);
   if (on_sweep_done) on_sweep_done(report_);
   start_next_if_wanted();

@@ -16,7 +16,7 @@ void SubnetManager::program_partitions(bool ok) {
     report_.pkeys = pkey_programmer_->stats();
     const PKeyStats& s = report_.pkeys;
     const double ms = since(sweep_wall_ns_, sweep_fabric_).wall_ms - started_ms;
-    log_.log(s.blocks_written || s.enforcement_sets || s.failures || report_.heavy ? Level::info : Level::debug, 524,
+    log_.info_if(s.blocks_written || s.enforcement_sets || s.failures || report_.heavy, code::pkeys_programmed,
              "sweep {}: P_Keys: {} partition(s), {} block(s) written on {} port(s), {} read back, {} enforcement "
              "Set(s), {} failures, {:.1f} ms",
              sweeps_, cfg_.partitions.partitions.size(), s.blocks_written, s.ports_written, s.blocks_read,

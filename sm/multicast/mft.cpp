@@ -36,7 +36,7 @@ MftPlan plan_mfts(const Topology& topo, const FabricModel& model, const Registry
       if (offset >= topo.node(sw).sw.mft_cap) {
         ++st.over_cap;
         if (cap_log.allow())
-          log.warn(962, "multicast: group {} (MLID 0x{:04x}) not programmed on switch {} ({}): MulticastFDBCap {}",
+          log.warn(code::mlid_over_cap, "multicast: group {} (MLID 0x{:04x}) not programmed on switch {} ({}): MulticastFDBCap {}",
                    mgid.str(), g.mlid.value(), topo.node(sw).guid, topo.node(sw).description,
                    topo.node(sw).sw.mft_cap);
         continue;
@@ -123,7 +123,7 @@ void MftWriter::start(MftPlan plan, std::function<void(const MftStats&)> done) {
                   } else {
                     ++stats_.failures;
                     memory_.erase(guid);  // unknown now: the next plan writes it all
-                    log_.error(963, "multicast: MFT block {} position {} on {}: {}", key >> 4, key & 0xF, guid,
+                    log_.error(code::mft_block_failed, "multicast: MFT block {} position {} on {}: {}", key >> 4, key & 0xF, guid,
                                r.error().message);
                   }
                   end();
@@ -139,7 +139,7 @@ void MftWriter::start(MftPlan plan, std::function<void(const MftStats&)> done) {
                       if (auto* n = model_.find(guid)) n->sw = *si;
                   } else {
                     ++stats_.failures;
-                    log_.error(963, "multicast: SwitchInfo (MulticastFDBTop) on {}: {}", guid, r.error().message);
+                    log_.error(code::mft_top_failed, "multicast: SwitchInfo (MulticastFDBTop) on {}: {}", guid, r.error().message);
                   }
                   end();
                 });

@@ -13,16 +13,16 @@ size_t Multicast::restore(std::span<const std::vector<uint8_t>> records) {
   for (const auto& rec : records) {
     auto g = decode_group(rec);
     if (!g) {
-      log_.error(964, "multicast: a stored group was not restored: {}", g.error().message);
+      log_.error(code::stored_group_bad, "multicast: a stored group was not restored: {}", g.error().message);
       continue;
     }
     const std::string name = g->mgid.str();
     const uint16_t mlid = g->mlid.value();
     if (auto r = groups_.restore(std::move(*g)); !r) {
-      log_.error(964, "multicast: stored group {} was not restored: {}", name, r.error().message);
+      log_.error(code::stored_group_refused, "multicast: stored group {} was not restored: {}", name, r.error().message);
       continue;
     }
-    log_.debug(965, "multicast: group {} restored with MLID 0x{:04x}", name, mlid);
+    log_.debug(code::group_restored, "multicast: group {} restored with MLID 0x{:04x}", name, mlid);
     ++n;
   }
   groups_.take_changed();  // the store holds them already
@@ -49,11 +49,11 @@ void Multicast::ensure_partition_groups() {
     gp.pkt_life = cfg_.sa.pkt_life;
     auto g = groups_.create(mgid, gp, true);
     if (!g) {
-      log_.error(966, "multicast: IPoIB broadcast group of partition {} (0x{:04x}): {}", p.name, p.pkey,
+      log_.error(code::broadcast_group_failed, "multicast: IPoIB broadcast group of partition {} (0x{:04x}): {}", p.name, p.pkey,
                  g.error().message);
       continue;
     }
-    log_.info(966, "multicast: IPoIB broadcast group {} of partition {} has MLID 0x{:04x}", mgid.str(), p.name,
+    log_.info(code::broadcast_group, "multicast: IPoIB broadcast group {} of partition {} has MLID 0x{:04x}", mgid.str(), p.name,
               (*g)->mlid.value());
   }
 }
@@ -69,7 +69,7 @@ void Multicast::set_partitions(PartitionSet partitions) {
   for (const mad::Gid& mgid : gone) {
     groups_.set_kept(mgid, false);
     if (!groups_.find(mgid)->has_full_member()) {
-      log_.info(967, "multicast: group {} deleted: its partition is gone and it has no full member", mgid.str());
+      log_.info(code::partition_group_deleted, "multicast: group {} deleted: its partition is gone and it has no full member", mgid.str());
       groups_.erase(mgid);
     }
   }
@@ -82,11 +82,11 @@ size_t Multicast::drop_absent_members(const Topology& topo) {
     for (const auto& [port, js] : g.members)
       if (!topo.find_port(port.guid())) gone.emplace_back(mgid, port);
   for (const auto& [mgid, port] : gone) {
-    log_.info(968, "multicast: port {} left the fabric: no longer a member of {}", port.str(), mgid.str());
+    log_.info(code::member_left_fabric, "multicast: port {} left the fabric: no longer a member of {}", port.str(), mgid.str());
     groups_.set_member(mgid, port, 0);
     const Group* g = groups_.find(mgid);
     if (g && !g->kept && !g->has_full_member()) {
-      log_.info(968, "multicast: group {} deleted: no full member left", mgid.str());
+      log_.info(code::group_deleted, "multicast: group {} deleted: no full member left", mgid.str());
       groups_.erase(mgid);
     }
   }
@@ -111,7 +111,7 @@ void Multicast::program(const Topology& topo, FabricModel& model, SmpClient& cli
 void Multicast::run(MftPlan plan, std::function<void(const MftStats&)> done) {
   writer_->start(std::move(plan), [this, done = std::move(done)](const MftStats& s) {
     last_ = s;
-    log_.log(s.blocks_written || s.failures ? Level::info : Level::debug, 961,
+    log_.info_if(s.blocks_written || s.failures, code::multicast_programmed,
              "multicast: {} group(s) on {} switch table(s), {} MFT block(s) written, {} MulticastFDBTop set(s), "
              "{} failure(s), {} member(s) not in the subnet",
              s.groups, s.tree_switches, s.blocks_written, s.top_sets, s.failures, s.members_missing);

@@ -57,7 +57,7 @@ void PKeyProgrammer::plan(const std::vector<PortPKeys>& ports) {
     std::vector<uint16_t> keys = pk.pkeys;
     if (keys.size() > cap) {
       if (warn_log_.allow())
-        log_.warn(521, "P_Keys: {} port {} ({}) holds {} P_Keys, its partitions need {}: the last {} left out",
+        log_.warn(code::pkey_over_capacity, "P_Keys: {} port {} ({}) holds {} P_Keys, its partitions need {}: the last {} left out",
                   pk.guid, pk.port, rec->description, cap, keys.size(), keys.size() - cap);
       keys.resize(cap);
     }
@@ -72,7 +72,7 @@ void PKeyProgrammer::plan(const std::vector<PortPKeys>& ports) {
           ext.want = keys;
           ext.want.resize(ecap, 0);
         } else if (warn_log_.allow()) {
-          log_.warn(522, "P_Keys: switch {} port {} enforces at most {} P_Keys, {} port {} has {}: no enforcement there",
+          log_.warn(code::pkey_no_enforcement, "P_Keys: switch {} port {} enforces at most {} P_Keys, {} port {} has {}: no enforcement there",
                     t.node(port.peer).guid, port.peer_port, ecap, pk.guid, pk.port, keys.size());
         }
         add_target(std::move(ext));
@@ -111,7 +111,7 @@ mad::DrPath PKeyProgrammer::path(const Target& t) const { return topo_->path_to_
 void PKeyProgrammer::fail(uint32_t t, std::string what) {
   ++stats_.failures;
   targets_[t].failed = true;
-  if (fail_log_.allow()) log_.error(520, "P_Keys: {}", what);
+  if (fail_log_.allow()) log_.error(code::pkey_failed, "P_Keys: {}", what);
 }
 
 void PKeyProgrammer::pump() {
@@ -153,8 +153,8 @@ void PKeyProgrammer::end() {
   }
   if (stage_ == 2) {
     stage_ = 3;
-    if (fail_log_.suppressed()) log_.error(520, "P_Keys: {} more failures not logged", fail_log_.suppressed());
-    if (warn_log_.suppressed()) log_.warn(521, "P_Keys: {} more warnings not logged", warn_log_.suppressed());
+    if (fail_log_.suppressed()) log_.error(code::pkey_failures_suppressed, "P_Keys: {} more failures not logged", fail_log_.suppressed());
+    if (warn_log_.suppressed()) log_.warn(code::pkey_warnings_suppressed, "P_Keys: {} more warnings not logged", warn_log_.suppressed());
     auto d = std::move(done_);
     d();
   }
@@ -236,7 +236,7 @@ void PKeyProgrammer::set_enforcement(uint32_t t) {
                     rec->ports[tg.port.value()].info = *pi;
                   if (pi->partition_enforcement_inbound != tg.enforce || pi->partition_enforcement_outbound != tg.enforce) {
                     mem(tg).enforcement_kept = false;
-                    log_.debug(523, "{} port {} does not keep the partition enforcement bits: not sent again", n.guid,
+                    log_.debug(code::pkey_enforcement_not_kept, "{} port {} does not keep the partition enforcement bits: not sent again", n.guid,
                                tg.port);
                   }
                 }

@@ -45,13 +45,13 @@ void Reporter::on_index(const Index* before, std::shared_ptr<const Index> after)
   // A port gone takes its subscriptions along first: nothing is reported to it.
   for (Guid g : gone)
     if (size_t n = subs_.drop_subscriber(mad::Gid(cfg_.subnet_prefix, g.value())))
-      log_.info(931, "SA: port {} out of service: its {} subscription(s) dropped", g, n);
+      log_.info(code::subscriptions_dropped, "SA: port {} out of service: its {} subscription(s) dropped", g, n);
   for (Guid g : gone) {
-    log_.info(930, "SA: port {} out of service: trap 65 to the subscribers", g);
+    log_.info(code::trap_65_sent, "SA: port {} out of service: trap 65 to the subscribers", g);
     report(gid_notice(mad::trap::gid_out_of_service, g));
   }
   for (Guid g : came) {
-    log_.info(930, "SA: port {} in service: trap 64 to the subscribers", g);
+    log_.info(code::trap_64_sent, "SA: port {} in service: trap 64 to the subscribers", g);
     report(gid_notice(mad::trap::gid_in_service, g));
   }
 }
@@ -70,7 +70,7 @@ void Reporter::report(const mad::Notice& n) {
   for (const Subscription* s : subs_.matching(n)) {
     if (pending_.size() >= cfg_.max_pending) {
       ++stats_.dropped;
-      log_.warn(932, "SA: {} Reports unanswered; trap {} not reported to {}", pending_.size(), n.trap_or_device_id,
+      log_.warn(code::reports_unanswered, "SA: {} Reports unanswered; trap {} not reported to {}", pending_.size(), n.trap_or_device_id,
                 s->subscriber.guid());
       continue;
     }
@@ -86,7 +86,7 @@ void Reporter::report(const mad::Notice& n) {
     p.addr.lid = e ? e->lid : s->lid;
     p.addr.qpn = s->info.qpn;
     p.addr.qkey = mad::kGsiQkey;
-    if (auto r = transport_.send(p); !r) log_.debug(933, "SA: Report to LID {} failed: {}", p.addr.lid, r.error().message);
+    if (auto r = transport_.send(p); !r) log_.debug(code::report_send_failed, "SA: Report to LID {} failed: {}", p.addr.lid, r.error().message);
     ++stats_.sent;
     pending_.emplace(tid, Pending{p, transport_.clock().now() + cfg_.resend, cfg_.retries});
   }
@@ -111,7 +111,7 @@ void Reporter::on_tick() {
     }
     if (pd.retries_left-- <= 0) {
       ++stats_.given_up;
-      log_.info(934, "SA: no ReportResp from LID {} after {} Reports; given up", pd.packet.addr.lid, cfg_.retries + 1);
+      log_.info(code::report_given_up, "SA: no ReportResp from LID {} after {} Reports; given up", pd.packet.addr.lid, cfg_.retries + 1);
       it = pending_.erase(it);
       continue;
     }

@@ -87,7 +87,7 @@ void Server::send_all(const mad::MadAddress& to, const std::vector<mad::MadBytes
     out.mad = m;
     out.addr = to;
     out.addr.qkey = mad::kGsiQkey;
-    if (auto r = transport_.send(out); !r) log_.debug(905, "SA: send to LID {} failed: {}", to.lid, r.error().message);
+    if (auto r = transport_.send(out); !r) log_.debug(code::sa_send_failed, "SA: send to LID {} failed: {}", to.lid, r.error().message);
   }
 }
 
@@ -97,7 +97,7 @@ void Server::serve(const mad::Packet& p) {
   if (a.response.header.status != mad::status::ok) ++stats_.errors;
   ++stats_.answered;
   if (log_.enabled(Level::debug))
-    log_.debug(904, "SA: {} {} from LID {} (mask 0x{:x}): status 0x{:04x}, {} bytes of records",
+    log_.debug(code::sa_answer, "SA: {} {} from LID {} (mask 0x{:x}): status 0x{:04x}, {} bytes of records",
                mad::sa_method::name(p.mad[3]), mad::sa_attr::name(a.response.header.attr_id), p.addr.lid,
                a.response.comp_mask, a.response.header.status, a.rmpp ? a.payload.size() : mad::kSaDataSize);
   if (!a.rmpp) {
@@ -113,7 +113,7 @@ void Server::serve(const mad::Packet& p) {
     whole.insert(whole.end(), a.payload.begin(), a.payload.end());
     ++stats_.rmpp_transfers;
     if (auto r = transport_.send_rmpp(p.addr, whole); !r)
-      log_.debug(905, "SA: send to LID {} failed: {}", p.addr.lid, r.error().message);
+      log_.debug(code::sa_rmpp_send_failed, "SA: send to LID {} failed: {}", p.addr.lid, r.error().message);
     return;
   }
   mad::RmppSender sender(mad::encode_sa_mad(a.response), std::move(a.payload), mad::kSaHeaderSize,

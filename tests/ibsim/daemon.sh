@@ -96,7 +96,7 @@ grep -q '"routing_engine": "updn"' <<< "$(status --json)" || fail "settings chan
 cp "$work/good.conf" "$conf"
 echo 'sm_priority = 9' >> "$conf"
 kill -HUP $sm_pid
-wait_for 'W0117.*sm_priority = 9' "$work/daemon.log" 30 && log "SIGHUP, restart-only key: $(grep -m1 -o 'W0117.*' "$work/daemon.log")" ||
+wait_for 'W0119.*sm_priority = 9' "$work/daemon.log" 30 && log "SIGHUP, restart-only key: $(grep -m1 -o 'W0119.*' "$work/daemon.log")" ||
   fail "SIGHUP: sm_priority change not reported as restart-only"
 cp "$work/good.conf" "$conf"
 grep -q 'RELOADING=1' "$work/notify.txt" || fail "no RELOADING=1 on SIGHUP"
