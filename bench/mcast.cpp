@@ -11,7 +11,7 @@
 
 #include "sim/generators.h"
 #include "sim/sim_transport.h"
-#include "sm/event_loop.h"
+#include "mad/reactor.h"
 #include "sm/multicast/multicast.h"
 #include "sm/multicast/tree.h"
 #include "sm/subnet_manager.h"
@@ -34,8 +34,9 @@ int main(int argc, char** argv) {
   sm::SubnetManager m(t, cfg, log);
   m.set_multicast(&mc);
   m.start();
-  (void)sm::run_loop(m, t, [&] { return !m.sweeping() && m.subnet_up(); });
-  const fabric::Topology& topo = m.topology();
+  (void)mad::run_loop(m, t, [&] { return !m.sweeping() && m.subnet_up(); });
+  const auto subnet = m.subnet();  // keeps its topology alive
+  const fabric::Topology& topo = *subnet->topology;
   fmt::print("3-level fat tree radix {} ({} nodes, {} switches, {} CAs); first sweep wrote {} MFT blocks\n", radix,
              topo.node_count(), topo.switches().size(), topo.cas().size(), m.last_sweep().mft_blocks);
   fmt::print("{:<34} {:>9} {:>9} {:>12}\n", "pass", "wall ms", "blocks", "tree switches");
@@ -45,7 +46,7 @@ int main(int argc, char** argv) {
   auto pass = [&](const char* what) {
     const auto t0 = std::chrono::steady_clock::now();
     const bool changed = mc.wants_programming();
-    (void)sm::run_loop(m, t, [&] { return !mc.wants_programming() && !mc.busy(); });
+    (void)mad::run_loop(m, t, [&] { return !mc.wants_programming() && !mc.busy(); });
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const auto tree = sm::multicast::build_tree(topo, *mc.groups().find(bc));
     fmt::print("{:<34} {:>9.1f} {:>9} {:>12}\n", what, ms, changed ? mc.last_stats().blocks_written : 0,

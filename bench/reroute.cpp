@@ -17,7 +17,7 @@
 #include "sim/generators.h"
 #include "sim/sim_transport.h"
 #include "sim/verifier.h"
-#include "sm/event_loop.h"
+#include "mad/reactor.h"
 #include "sm/subnet_manager.h"
 
 namespace {
@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   cfg.repair_routes = !full_routes;
   sm::SubnetManager m(t, cfg, log);
   m.start();
-  (void)sm::run_loop(m, t, [&] { return !m.sweeping() && m.subnet_up(); });
+  (void)mad::run_loop(m, t, [&] { return !m.sweeping() && m.subnet_up(); });
   uint64_t full = 0;
   for (const auto& n : fabric->nodes())
     if (n.is_switch()) full += n.sw->lft.size() / 64;
@@ -69,7 +69,8 @@ int main(int argc, char** argv) {
              "all pairs routed");
 
   Reaction cur;
-  m.on_sweep_done = [&](const sm::SweepReport& r) {
+  m.on_sweep_done = [&](const std::shared_ptr<const sm::Subnet>& s) {
+    const sm::SweepReport& r = s->sweep;
     cur.wall_ms += r.total.wall_ms;
     cur.discovery_ms += r.discovery.wall_ms;
     cur.lids_ms += r.lid_assignment.wall_ms;
@@ -92,7 +93,7 @@ int main(int argc, char** argv) {
       return;
     }
     const mad::Nanos end = t0 + std::chrono::seconds(2);
-    (void)sm::run_loop(m, t, [&] { return t.clock().now() >= end && !m.sweeping(); });
+    (void)mad::run_loop(m, t, [&] { return t.clock().now() >= end && !m.sweeping(); });
     cur.cpu_ms = cur.cpu_done - cpu0;
     cur.fabric_ms = static_cast<double>((cur.done - t0).count()) / 1e6;
     const auto v = sim::verify_routing(*fabric);

@@ -11,7 +11,7 @@
 
 #include "sim/generators.h"
 #include "sim/sim_transport.h"
-#include "sm/event_loop.h"
+#include "mad/reactor.h"
 #include "sm/store/store.h"
 #include "sm/subnet_manager.h"
 
@@ -36,16 +36,16 @@ int main(int argc, char** argv) {
   cfg.routing_engine = "ftree";
   sm::SubnetManager m(t, cfg, log);
   m.start();
-  (void)sm::run_loop(m, t, [&] { return !m.sweeping() && m.subnet_up(); });
+  (void)mad::run_loop(m, t, [&] { return !m.sweeping() && m.subnet_up(); });
   auto store = sm::store::Store::open({.path = path});
   if (!store) {
     fmt::print(stderr, "{}\n", store.error().message);
     return 1;
   }
-  fmt::print("3-level fat tree radix {}: {} nodes; database {}\n", radix, m.topology().node_count(), path);
+  fmt::print("3-level fat tree radix {}: {} nodes; database {}\n", radix, m.subnet()->topology->node_count(), path);
   auto commit = [&](const char* what) {
     const double c0 = cpu_ms();
-    auto r = (*store)->commit(m, 1);
+    auto r = (*store)->commit(*m.subnet(), 1);
     const double c1 = cpu_ms();
     if (!r) {
       fmt::print(stderr, "{}\n", r.error().message);
@@ -56,11 +56,11 @@ int main(int argc, char** argv) {
   };
   commit("first sweep (all rows)");
   m.request_sweep("bench");
-  (void)sm::run_loop(m, t, [&] { return !m.sweeping(); });
+  (void)mad::run_loop(m, t, [&] { return !m.sweeping(); });
   commit("unchanged sweep");
   (void)fabric->link_down(*fabric->find("S1_00_00"), static_cast<uint8_t>(radix / 2 + 1));
   const auto end = t.clock().now() + std::chrono::seconds(1);
-  (void)sm::run_loop(m, t, [&] { return t.clock().now() >= end && !m.sweeping(); });
+  (void)mad::run_loop(m, t, [&] { return t.clock().now() >= end && !m.sweeping(); });
   commit("after one link failed");
   return 0;
 }

@@ -7,19 +7,13 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <set>
 
-#include "mad/umad_transport.h"
-#include "cli/daemon_status.h"
-#include "sm/event_loop.h"
-#include "sm/multicast/multicast.h"
-#include "sm/sa/reports.h"
-#include "sm/sa/server.h"
-#include "sm/sa/services.h"
-#include "sm/sa/subscriptions.h"
 #include "cli/control.h"
+#include "cli/daemon_status.h"
 #include "cli/notify.h"
-#include "sm/store/store.h"
+#include "cli/reload.h"
+#include "mad/umad_transport.h"
+#include "service/service.h"
 
 namespace cli {
 
@@ -27,8 +21,6 @@ namespace {
 
 // --once gives up after this many sweeps that did not bring the subnet up (one a second).
 constexpr uint64_t kOnceMaxSweeps = 5;
-// Events and SM peers a standby (no sweeps, no commits) keeps are written this often.
-constexpr auto kFlushEvery = std::chrono::seconds(2);
 constexpr auto kStatusEvery = std::chrono::milliseconds(250);
 constexpr auto kHandoverWait = std::chrono::seconds(1);
 
@@ -49,86 +41,29 @@ void install_signal_handlers() {
   sigaction(SIGPIPE, &sa, nullptr);
 }
 
-int64_t wall_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-// Settings the running SM cannot take over: a SIGHUP that changes them says they need a restart.
-const std::set<std::string>& restart_only() {
-  static const std::set<std::string> keys = {
-      "ca", "port", "guid", "sm_priority", "sm_key", "sticky_master", "sminfo_polling_timeout",
-      "polling_retry_number", "activity_stall_polls", "max_wire_smps", "transaction_timeout",
-      "transaction_retries", "db_path", "on_corrupt_db", "control_socket"};
-  return keys;
-}
-
 class Daemon {
  public:
   Daemon(DaemonArgs args, sm::Logger& log) : a_(std::move(args)), log_(log) {}
   int run();
 
  private:
-  mad::Result<void> open_store();
   void start_control();
-  void on_sweep(const sm::SweepReport& r);
-  void on_log(sm::Level l, const sm::LogCode& code, std::string_view msg);
-  bool tick();  // between batches: signals, control requests, notify, flushes; true = stop
+  bool tick();  // between batches: signals, control requests, notify; true = stop
   void reload();
   void serve_control();
-  void note_peers();
-  void log_lids() const;
-  void note_groups();
-  void start_sa_state();
-  void restore_sa_state(const std::vector<sm::store::SaObject>& objects);
 
   DaemonArgs a_;
   sm::Logger& log_;
   std::unique_ptr<mad::UmadTransport> transport_;
-  std::unique_ptr<sm::SubnetManager> manager_;
-  std::unique_ptr<sm::store::Store> store_;
+  std::unique_ptr<service::Service> service_;
   std::unique_ptr<cli::ControlServer> control_;
-  std::unique_ptr<sm::sa::Server> sa_;
-  std::unique_ptr<sm::multicast::Multicast> multicast_;
-  // SA state clients create (services, subscriptions) and the Reports to subscribers.
-  std::unique_ptr<sm::sa::Services> services_;
-  std::unique_ptr<sm::sa::Subscriptions> subscriptions_;
-  std::unique_ptr<sm::sa::Reporter> reporter_;
-  std::shared_ptr<const sm::sa::Index> index_;  // of the last sweep that configured the subnet
-  std::vector<sm::store::SaObject> restored_;     // read from the store, until handed out
-  bool sa_current_ = true;  // false after standing by: another SM may have changed the store
   cli::Notifier notify_ = cli::Notifier::from_environment();
   StatusContext ctx_;
   bool ready_sent_ = false;
   std::optional<std::chrono::steady_clock::time_point> stop_by_;  // stopping: exit by then
   std::string last_status_;
-  std::chrono::steady_clock::time_point next_status_{}, next_watchdog_{}, next_flush_{};
+  std::chrono::steady_clock::time_point next_status_{}, next_watchdog_{};
 };
-
-mad::Result<void> Daemon::open_store() {
-  sm::store::OpenReport rep;
-  auto s = sm::store::Store::open({.path = a_.cfg.db_path, .on_corrupt = a_.cfg.on_corrupt_db}, &rep);
-  if (!s) return std::unexpected(s.error());
-  store_ = std::move(*s);
-  if (!rep.set_aside.empty())
-    log_.error(sm::code::store_set_aside, "store: {} was not a healthy database; kept as {}, starting from the fabric", a_.cfg.db_path,
-               rep.set_aside);
-  auto lids = store_->load_lids();
-  if (!lids) return std::unexpected(lids.error());
-  auto tables = store_->load_lft_memory();
-  if (!tables) return std::unexpected(tables.error());
-  log_.info(sm::code::store_opened, "store: {} ({}schema v{}{}): {} LIDs, {} switches' tables known", a_.cfg.db_path,
-            rep.created ? "new, " : "", rep.version,
-            rep.from_version && rep.from_version != rep.version ? fmt::format(", upgraded from v{}", rep.from_version)
-                                                                : "",
-            lids->size(), tables->size());
-  manager_->lids().load(std::move(*lids));
-  manager_->lft_memory() = std::move(*tables);
-  auto objects = store_->load_sa_objects();
-  if (!objects) return std::unexpected(objects.error());
-  restored_ = std::move(*objects);  // start_sa_state() hands them out
-  return {};
-}
 
 void Daemon::start_control() {
   if (a_.cfg.control_socket.empty()) return;
@@ -145,119 +80,14 @@ void Daemon::start_control() {
   control_ = std::move(*c);
 }
 
-void Daemon::on_log(sm::Level l, const sm::LogCode& code, std::string_view msg) {
-  if (!store_ || !code.event || l == sm::Level::debug) return;
-  const char* level = l == sm::Level::error ? "error" : l == sm::Level::warn ? "warn" : "info";
-  store_->add_event({wall_ms(), level, code.number, std::string(msg)});
-}
-
-void Daemon::note_peers() {
-  if (!store_) return;
-  const mad::Nanos now = transport_->clock().now();
-  const int64_t ms_now = wall_ms();
-  for (const ha::Peer& p : manager_->ha_role().peers()) {
-    const auto lid = manager_->lids_map().find(p.port);
-    store_->note_peer({.guid = p.port.value(),
-                       .lid = lid == manager_->lids_map().end() ? uint16_t{0} : lid->second.lid.value(),
-                       .priority = p.info.priority,
-                       .state = static_cast<uint8_t>(p.info.state),
-                       .act_count = p.info.act_count,
-                       .sm_key_ok = p.believed,
-                       .heard_ms = ms_now - std::chrono::duration_cast<std::chrono::milliseconds>(now - p.last_heard).count()});
-  }
-}
-
-void Daemon::log_lids() const {
-  if (!log_.enabled(sm::Level::debug)) return;
-  const sm::Topology& t = manager_->topology();
-  for (const auto& s : manager_->last_sweep().lids.lids) {
-    const sm::Node& n = t.node(s.node);
-    log_.debug(sm::code::lid_of_port, "LID {} {} {} port {} port-GUID {}", s.lid, n.is_switch() ? "switch" : "ca", n.guid, s.port,
-               t.port(s.node, s.port).guid);
-  }
-}
-
-// Groups clients created, joined or left go to the store with the next commit or flush.
-void Daemon::note_groups() {
-  if (!store_) return;
-  for (auto& [key, record] : multicast_->take_store_changes())
-    store_->note_sa_object({.kind = "mcgroup", .key = std::move(key), .record = std::move(record)});
-}
-
-void Daemon::start_sa_state() {
-  services_ = std::make_unique<sm::sa::Services>(sm::sa::Clocks{transport_->clock(), wall_ms});
-  subscriptions_ = std::make_unique<sm::sa::Subscriptions>();
-  reporter_ = std::make_unique<sm::sa::Reporter>(*transport_, *subscriptions_, log_);
-  sa_->add_handler(*services_);
-  sa_->add_handler(*subscriptions_);
-  if (!store_) return;
-  auto keep = [this](sm::store::SaObject o) { store_->note_sa_object(std::move(o)); };
-  services_->on_change = keep;
-  subscriptions_->on_change = keep;
-  restore_sa_state(restored_);
-  restored_.clear();
-}
-
-// SA state clients created, as the store has it, replacing what this SM holds: at start, and
-// when it becomes master after standing by (with a database the SMs share, the last master's
-// groups, services and subscriptions, MLIDs and leases included).
-void Daemon::restore_sa_state(const std::vector<sm::store::SaObject>& objects) {
-  std::vector<std::vector<uint8_t>> groups;
-  for (const auto& o : objects)
-    if (o.kind == "mcgroup") groups.push_back(o.record);
-  const size_t g = multicast_->restore(groups), s = services_->load(objects), i = subscriptions_->load(objects);
-  if (!objects.empty())
-    log_.info(sm::code::sa_state_restored, "store: {} multicast group(s), {} service record(s), {} event subscription(s) read back", g, s, i);
-}
-
-void Daemon::on_sweep(const sm::SweepReport& r) {
-  log_lids();
-  // What a master's sweep configured: the SA answers from it, the store commits it. A
-  // standby's walk changes nothing it owns (no SA answers); its events still go out.
-  const bool configured = manager_->state() == mad::SmState::master && !r.engine.empty();
-  if (configured && !sa_current_ && store_) {
-    sa_current_ = true;
-    store_->forget_written();  // the last master may have written other rows
-    if (auto objs = store_->load_sa_objects(); objs) restore_sa_state(*objs);
-    else log_.error(sm::code::sa_state_not_restored, "store: SA state not read back on taking over: {}", objs.error().message);
-  }
-  if (configured) {
-    auto ix = std::make_shared<const sm::sa::Index>(sm::sa::Index::of(*manager_, a_.cfg.sm.ports.switch_life_time));
-    reporter_->on_index(index_.get(), ix);  // traps 64/65 for the end ports that came and went
-    index_ = ix;
-    sa_->set_index(ix);
-  } else {
-    sa_->set_index(nullptr);  // index_ stays: the next configured sweep is compared with it
-  }
-  if (!store_) return;
-  note_peers();
-  note_groups();
-  if (!configured) {
-    if (auto f = store_->flush_events(); !f) log_.error(sm::code::store_flush_failed, "store: {}", f.error().message);
-    return;
-  }
-  auto c = store_->commit(*manager_, wall_ms());
-  if (!c) {
-    ctx_.store_error = c.error().message;
-    log_.error(sm::code::store_commit_failed, "store: commit of sweep {} failed: {}", r.number, c.error().message);
-    return;
-  }
-  ++ctx_.commits;
-  ctx_.last_commit_ms = c->ms;
-  ctx_.store_error.clear();
-  log_.info_if(r.heavy, sm::code::store_committed,
-           "store: sweep {} committed: {} nodes, {} ports, {} LIDs, {} switch tables, {} events, {:.1f} ms",
-           r.number, c->nodes, c->ports, c->lids, c->switches, c->events, c->ms);
-}
-
 void Daemon::serve_control() {
   for (auto& req : control_->take()) {
     if (req.line == "status") {
-      req.reply(status_json(*manager_, ctx_));
+      req.reply(status_json(*service_, ctx_));
     } else if (req.line == "status text") {
-      req.reply(status_text(*manager_, ctx_));
+      req.reply(status_text(*service_, ctx_));
     } else if (req.line == "resweep") {
-      manager_->request_sweep("asked for on the control socket");
+      service_->request_sweep("asked for on the control socket");
       req.reply("{\"ok\": true}");
     } else {
       req.reply(R"({"error": "unknown request; try status, status text or resweep"})");
@@ -271,62 +101,35 @@ void Daemon::reload() {
   if (!next) {
     log_.error(sm::code::reload_refused, "SIGHUP: configuration refused, the running settings stay: {}", next.error().message);
   } else {
-    next->once = a_.cfg.once;
-    std::vector<std::string> changed, need_restart;
-    const auto before = describe(a_.cfg), after = describe(*next);
-    for (size_t i = 0; i < before.size(); ++i) {
-      if (before[i].second == after[i].second) continue;
-      (restart_only().count(before[i].first) ? need_restart : changed)
-          .push_back(fmt::format("{} = {}", after[i].first, after[i].second));
-    }
-    if (!need_restart.empty())
-      log_.warn(sm::code::reload_restart_only, "SIGHUP: these take effect at the next start, not now: {}", fmt::join(need_restart, ", "));
-    log_.set_level(sm::parse_level(next->log_level));
-    manager_->reconfigure(next->sm);
-    multicast_->set_partitions(next->sm.partitions);
-    log_.info(sm::code::reload_done, "SIGHUP: configuration {} re-read: {}", a_.config_file.empty() ? "(none)" : a_.config_file,
-              changed.empty() ? "nothing to change now" : fmt::format("{}", fmt::join(changed, ", ")));
-    // Keep the restart-only settings as running, so a later SIGHUP reports them again.
-    DaemonConfig kept = *next;
-    kept.ca = a_.cfg.ca;
-    kept.port = a_.cfg.port;
-    kept.guid = a_.cfg.guid;
-    kept.sm.ha = a_.cfg.sm.ha;
-    kept.sm.mads = a_.cfg.sm.mads;
-    kept.db_path = a_.cfg.db_path;
-    kept.on_corrupt_db = a_.cfg.on_corrupt_db;
-    kept.control_socket = a_.cfg.control_socket;
-    a_.cfg = std::move(kept);
+    Reload r = plan_reload(a_.cfg, *next);
+    if (!r.restart.empty())
+      log_.warn(sm::code::reload_restart_only, "SIGHUP: these take effect at the next start, not now: {}",
+                fmt::join(r.restart, ", "));
+    log_.set_level(sm::parse_level(r.apply.log_level));
+    service_->reconfigure(r.apply.sm);
+    log_.info(sm::code::reload_done, "SIGHUP: configuration {} re-read: {}",
+              a_.config_file.empty() ? "(none)" : a_.config_file,
+              r.changed.empty() ? "nothing to change now" : fmt::format("{}", fmt::join(r.changed, ", ")));
+    a_.cfg = std::move(r.apply);
   }
   (void)notify_.send("READY=1");
 }
 
 bool Daemon::tick() {
-  sm::SubnetManager& m = *manager_;
+  const sm::SubnetManager& m = service_->manager();
   const auto now = std::chrono::steady_clock::now();
   if (g_stop.load() != 0) {
     if (stop_by_) return m.state() != mad::SmState::master || now >= *stop_by_;
     // A master with a standby hands the subnet over first, so the standby does not have to
     // wait out its heartbeat timeout.
     stop_by_ = now + kHandoverWait;
-    if (!m.resign()) return true;
+    if (!service_->resign()) return true;
     log_.info(sm::code::handover_wait, "stopping: waiting up to {} ms for the standby to take the subnet over",
               std::chrono::duration_cast<std::chrono::milliseconds>(kHandoverWait).count());
     return false;
   }
   if (g_reload.exchange(false)) reload();
   if (control_) serve_control();
-  if (m.state() != mad::SmState::master) {
-    if (m.state() == mad::SmState::standby) sa_current_ = false;
-    sa_->set_index(nullptr);
-    if (index_) {  // a new master has no earlier view to compare with
-      index_.reset();
-      reporter_->on_index(nullptr, nullptr);
-    }
-  }
-  sa_->on_tick(!m.sweeping());
-  services_->expire();
-  reporter_->on_tick();
   if (!ready_sent_ && ((m.subnet_up() && m.state() == mad::SmState::master) || m.state() == mad::SmState::standby)) {
     ready_sent_ = true;
     (void)notify_.send(fmt::format("READY=1\nSTATUS={}", status_summary(m)));
@@ -341,12 +144,6 @@ bool Daemon::tick() {
   if (auto w = notify_.watchdog_interval(); w && now >= next_watchdog_) {
     next_watchdog_ = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(*w);
     (void)notify_.send("WATCHDOG=1");
-  }
-  if (store_ && !m.sweeping() && now >= next_flush_) {
-    next_flush_ = now + kFlushEvery;
-    note_peers();
-    note_groups();
-    if (auto f = store_->flush_events(); !f) log_.error(sm::code::store_flush_failed, "store: {}", f.error().message);
   }
   if (!a_.cfg.once || m.sweeping()) return false;
   // As `opensm -o`: once is done when the subnet is up, or when another SM is master.
@@ -373,36 +170,23 @@ int Daemon::run() {
   ctx_ = StatusContext{.port = p, .config_file = a_.config_file, .db_path = a_.cfg.db_path,
                        .started = std::chrono::steady_clock::now()};
 
-  manager_ = std::make_unique<sm::SubnetManager>(*transport_, a_.cfg.sm, log_);
-  // One IPoIB broadcast group per ipoib partition of the partitions file.
-  multicast_ = std::make_unique<sm::multicast::Multicast>(
-      log_, sm::multicast::MulticastConfig{.sa = {.pkt_life = a_.cfg.sm.ports.subnet_timeout},
-                                           .partitions = a_.cfg.sm.partitions});
-  manager_->set_multicast(multicast_.get());
-  if (!a_.cfg.db_path.empty()) {
-    if (auto r = open_store(); !r) {
-      log_.error(sm::code::store_open_failed, "store: {}", r.error().message);
-      return 1;
-    }
+  auto svc = service::Service::create(
+      *transport_, service::Config{.sm = a_.cfg.sm, .db_path = a_.cfg.db_path, .on_corrupt = a_.cfg.on_corrupt_db},
+      log_);
+  if (!svc) {
+    log_.error(sm::code::store_open_failed, "store: {}", svc.error().message);
+    return 1;
   }
-  log_.set_observer([this](sm::Level l, const sm::LogCode& c, std::string_view msg) { on_log(l, c, msg); });
-  manager_->on_sweep_done = [this](const sm::SweepReport& r) { on_sweep(r); };
-  sa_ = std::make_unique<sm::sa::Server>(*transport_, log_);
-  sa_->add_handler(multicast_->mcmember_handler());
-  start_sa_state();
-  manager_->on_sa_mad = [this](const mad::Packet& mad) {
-    if (mad.mad[3] == mad::sa_method::report_resp) reporter_->on_report_resp(mad);
-    else sa_->on_mad(mad);
-  };
-  manager_->on_notice = [this](const mad::Notice& n) { reporter_->on_notice(n); };
+  service_ = std::move(*svc);
   start_control();
   install_signal_handlers();
-  manager_->start();
-  auto loop = sm::run_loop(*manager_, *transport_, [this] { return tick(); });
+  service_->start();
+  auto loop = mad::run_loop(*service_, *transport_, [this] { return tick(); });
+  const sm::SubnetManager& m = service_->manager();
 
   (void)notify_.send("STOPPING=1");
   const mad::UmadStats st = transport_->stats();
-  const auto& ms = manager_->mad_stats();
+  const auto& ms = m.mad_stats();
   log_.info(sm::code::umad_stats, "umad: {} MADs sent ({} failed), {} received, {} dropped (kernel timeouts), SMPs: {} sent, "
             "{} resent, {} unanswered", st.sent, st.send_errors, st.received, st.dropped, ms.sent, ms.retried,
             ms.timed_out);
@@ -412,19 +196,14 @@ int Daemon::run() {
     rc = 1;
   } else if (const int sig = g_stop.load(); sig != 0) {
     log_.info(sm::code::stopping, "stopping on {}", sig == SIGINT ? "SIGINT" : "SIGTERM");
-    rc = a_.cfg.once && !manager_->subnet_up() ? 1 : 0;
-  } else if (a_.cfg.once && manager_->state() == mad::SmState::standby) {
+    rc = a_.cfg.once && !m.subnet_up() ? 1 : 0;
+  } else if (a_.cfg.once && m.state() == mad::SmState::standby) {
     log_.info(sm::code::once_standing_by, "standing by: another SM is master");
-  } else if (a_.cfg.once && !manager_->subnet_up()) {
-    log_.error(sm::code::once_not_up, "subnet not up after {} sweeps: {}", manager_->sweeps(), manager_->last_sweep().failure);
+  } else if (a_.cfg.once && !m.subnet_up()) {
+    log_.error(sm::code::once_not_up, "subnet not up after {} sweeps: {}", m.sweeps(), m.last_sweep().failure);
     rc = 1;
   }
-  if (store_) {
-    note_peers();
-    note_groups();
-    if (auto f = store_->flush_events(); !f) log_.error(sm::code::store_flush_failed, "store: {}", f.error().message);
-  }
-  log_.set_observer(nullptr);
+  service_->flush();
   return rc;
 }
 

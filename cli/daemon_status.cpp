@@ -34,7 +34,9 @@ std::string status_summary(const sm::SubnetManager& m) {
   return s;
 }
 
-std::string status_json(const sm::SubnetManager& m, const StatusContext& c) {
+std::string status_json(const service::Service& svc, const StatusContext& c) {
+  const sm::SubnetManager& m = svc.manager();
+  const service::StoreStatus& st = svc.store_status();
   const sm::SweepReport& r = m.last_sweep();
   std::string peers;
   for (const ha::Peer& p : m.ha_role().peers())
@@ -55,12 +57,14 @@ std::string status_json(const sm::SubnetManager& m, const StatusContext& c) {
       ::getpid(), uptime_s(c), json_quote(mad::sm_state_name(m.state())), m.ha_role().config().priority,
       m.ha_role().act_count(), master_of(m), m.subnet_up(), m.sweeping(), m.sweeps(), json_quote(c.port.ca),
       c.port.port, c.port.guid, c.port.lid.value(), json_quote(c.config_file), json_quote(c.db_path),
-      json_quote(m.config().routing_engine), c.commits, c.last_commit_ms, json_quote(c.store_error), r.number,
+      json_quote(m.config().routing_engine), st.commits, st.last_commit_ms, json_quote(st.error), r.number,
       r.heavy, json_quote(r.trigger), r.up, json_quote(r.failure), r.switches, r.cas, r.max_lid,
       json_quote(r.engine), r.program.lft_blocks_written, r.smps_sent, r.total.wall_ms, peers);
 }
 
-std::string status_text(const sm::SubnetManager& m, const StatusContext& c) {
+std::string status_text(const service::Service& svc, const StatusContext& c) {
+  const sm::SubnetManager& m = svc.manager();
+  const service::StoreStatus& st = svc.store_status();
   const sm::SweepReport& r = m.last_sweep();
   std::string s = fmt::format("fabricsm (pid {}), up {:.0f} s: {}\n", ::getpid(), uptime_s(c), status_summary(m));
   s += fmt::format("port      {} port {}, GUID {}, LID {}\n", c.port.ca, c.port.port, c.port.guid, c.port.lid.value());
@@ -72,8 +76,8 @@ std::string status_text(const sm::SubnetManager& m, const StatusContext& c) {
                      r.number, r.heavy ? "heavy" : "incremental", r.trigger, r.up ? "up" : r.failure, r.switches,
                      r.cas, r.max_lid, r.engine.empty() ? "-" : r.engine, r.program.lft_blocks_written, r.smps_sent,
                      r.total.wall_ms);
-  s += fmt::format("store     {}: {} commits, last {:.1f} ms{}\n", c.db_path, c.commits, c.last_commit_ms,
-                   c.store_error.empty() ? "" : ", last error: " + c.store_error);
+  s += fmt::format("store     {}: {} commits, last {:.1f} ms{}\n", c.db_path, st.commits, st.last_commit_ms,
+                   st.error.empty() ? "" : ", last error: " + st.error);
   if (!c.config_file.empty()) s += fmt::format("config    {}\n", c.config_file);
   for (const ha::Peer& p : m.ha_role().peers())
     s += fmt::format("peer SM   {} priority {} {}{}{}\n", p.port, p.info.priority, mad::sm_state_name(p.info.state),

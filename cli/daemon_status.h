@@ -6,7 +6,7 @@
 #include <string>
 
 #include "mad/umad_transport.h"
-#include "sm/subnet_manager.h"
+#include "service/service.h"
 
 namespace cli {
 
@@ -14,13 +14,10 @@ struct StatusContext {
   mad::UmadPort port;
   std::string config_file, db_path;
   std::chrono::steady_clock::time_point started;
-  uint64_t commits = 0;        // store commits so far
-  double last_commit_ms = 0;
-  std::string store_error;     // the last commit's error, if it failed
 };
 
-std::string status_json(const sm::SubnetManager& m, const StatusContext& c);
-std::string status_text(const sm::SubnetManager& m, const StatusContext& c);
+std::string status_json(const service::Service& s, const StatusContext& c);
+std::string status_text(const service::Service& s, const StatusContext& c);
 // One line: "Master, subnet up: 80 switches, 128 CAs; sweep 3 (incremental) 12.5 ms".
 std::string status_summary(const sm::SubnetManager& m);
 

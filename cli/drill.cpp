@@ -21,13 +21,13 @@ struct Cluster::Slot final : sim::Reactor {
   sm::Logger log;
   std::vector<std::string> lines;
   std::unique_ptr<sim::SimTransport> transport;
-  std::unique_ptr<sm::SubnetManager> sm;
+  std::unique_ptr<service::Service> svc;
   sim::EndpointId ep = sim::kNoEndpoint;
   bool alive = false;
 
-  void on_mad(const mad::Packet& p) override { sm->on_mad(p); }
-  void on_tick() override { sm->on_tick(); }
-  std::optional<mad::Nanos> next_deadline() const override { return sm->next_deadline(); }
+  void on_mad(const mad::Packet& p) override { svc->on_mad(p); }
+  void on_tick() override { svc->on_tick(); }
+  std::optional<mad::Nanos> next_deadline() const override { return svc->next_deadline(); }
 };
 
 Cluster::~Cluster() = default;
@@ -71,24 +71,34 @@ sim::NodeIdx Cluster::node_of(size_t i) const { return slots_[i]->node; }
 const std::string& Cluster::spec_node(size_t i) const { return slots_[i]->spec.node; }
 uint8_t Cluster::priority(size_t i) const { return slots_[i]->spec.cfg.ha.priority; }
 bool Cluster::sticky(size_t i) const { return slots_[i]->spec.cfg.ha.sticky; }
-sm::SubnetManager& Cluster::sm(size_t i) { return *slots_[i]->sm; }
-const sm::SubnetManager& Cluster::sm(size_t i) const { return *slots_[i]->sm; }
+const sm::SubnetManager& Cluster::sm(size_t i) const { return slots_[i]->svc->manager(); }
+service::Service& Cluster::service(size_t i) { return *slots_[i]->svc; }
+void Cluster::add_reactor(sim::EndpointId ep, mad::Reactor& r) { driver_->add(ep, r); }
 const std::vector<std::string>& Cluster::log_lines(size_t i) const { return slots_[i]->lines; }
 
-void Cluster::start(size_t i) {
+bool Cluster::start(size_t i) {
   Slot& s = *slots_[i];
-  if (s.alive) return;
+  if (s.alive) return true;
   auto ep = fabric_->attach(s.node, s.port);
-  if (!ep) return;  // cannot happen: the port was checked in create() and detached by kill()
+  if (!ep) return false;  // cannot happen: the port was checked in create() and detached by kill()
+  s.transport = std::make_unique<sim::SimTransport>(*fabric_, *ep);
+  auto svc = service::Service::create(*s.transport, service::Config{.sm = s.spec.cfg, .db_path = s.spec.db_path}, s.log);
+  if (!svc) {
+    s.log.error(sm::code::store_open_failed, "store: {}", svc.error().message);
+    fabric_->detach(*ep);
+    return false;
+  }
   s.ep = *ep;
   fabric_->set_is_sm(s.ep, true);
-  s.transport = std::make_unique<sim::SimTransport>(*fabric_, s.ep);
-  s.sm = std::make_unique<sm::SubnetManager>(*s.transport, s.spec.cfg, s.log);
-  s.sm->on_ha_note = [this, i](const ha::Note& n) { ha_events_.push_back(HaEvent{now(), i, n}); };
-  s.sm->on_sweep_done = [this, i](const sm::SweepReport& r) { sweeps_.push_back(Sweep{now(), i, r}); };
+  s.svc = std::move(*svc);
+  s.svc->on_ha_note = [this, i](const ha::Note& n) { ha_events_.push_back(HaEvent{now(), i, n}); };
+  s.svc->on_sweep_done = [this, i](const std::shared_ptr<const sm::Subnet>& sn) {
+    sweeps_.push_back(Sweep{now(), i, sn->sweep});
+  };
   s.alive = true;
   driver_->add(s.ep, s);
-  s.sm->start();
+  s.svc->start();
+  return true;
 }
 
 void Cluster::kill(size_t i) {
@@ -98,7 +108,7 @@ void Cluster::kill(size_t i) {
   driver_->remove(s.ep);
   fabric_->set_is_sm(s.ep, false);
   fabric_->detach(s.ep);
-  // The SubnetManager object stays (its counters are read after); nothing drives it any more.
+  // The service stays (its counters are read after); nothing drives it any more.
 }
 
 void Cluster::run_for(mad::Nanos span, const std::function<bool()>& stop) {
@@ -114,16 +124,17 @@ bool Cluster::run_until(const std::function<bool()>& cond, mad::Nanos limit) {
 std::vector<size_t> Cluster::masters() const {
   std::vector<size_t> out;
   for (size_t i = 0; i < slots_.size(); ++i)
-    if (slots_[i]->alive && slots_[i]->sm->state() == mad::SmState::master) out.push_back(i);
+    if (slots_[i]->alive && slots_[i]->svc->manager().state() == mad::SmState::master) out.push_back(i);
   return out;
 }
 
 bool Cluster::settled() const {
   for (const auto& s : slots_) {
     if (!s->alive) continue;
-    const mad::SmState st = s->sm->state();
-    if (s->sm->sweeping() || (st != mad::SmState::master && st != mad::SmState::standby)) return false;
-    if (st == mad::SmState::master && !s->sm->subnet_up()) return false;
+    const sm::SubnetManager& m = s->svc->manager();
+    const mad::SmState st = m.state();
+    if (m.sweeping() || (st != mad::SmState::master && st != mad::SmState::standby)) return false;
+    if (st == mad::SmState::master && !m.subnet_up()) return false;
   }
   return true;
 }

@@ -1,5 +1,6 @@
-// `fabricsm drill`: several SMs (SubnetManagers, each on its own SimTransport at its own port)
-// on one simulated fabric, driven together on the fabric's virtual clock by sim::MultiDriver,
+// `fabricsm drill`: several SMs (each the whole service stack, service::Service, on its own
+// SimTransport at its own port) on one simulated fabric, driven together on the fabric's
+// virtual clock by sim::MultiDriver,
 // and a script of failures: kill the master, bring it back, partition the fabric between the
 // SMs and heal it, lose MADs. After each event: how long until a standby noticed, until an SM
 // answered as master and until the subnet was up again, and what it cost the hosts (LIDs
@@ -12,16 +13,17 @@
 #include <string>
 #include <vector>
 
+#include "service/service.h"
 #include "sim/fabric.h"
 #include "sim/multi_driver.h"
 #include "sim/sim_transport.h"
-#include "sm/subnet_manager.h"
 
 namespace cli {
 
 struct DrillSm {
   std::string node;  // the CA (port 1) or switch (port 0) it runs on
   sm::SmConfig cfg;
+  std::string db_path;  // its store (SMs may share one); empty: none
 };
 
 // The SMs of a drill on their fabric.
@@ -41,14 +43,17 @@ class Cluster {
   uint8_t priority(size_t i) const;
   bool sticky(size_t i) const;
 
-  // A fresh SM process at SM i's port (IsSM set, as opening the issm device does).
-  void start(size_t i);
+  // A fresh SM process at SM i's port (IsSM set, as opening the issm device does); false when
+  // its store cannot be opened.
+  bool start(size_t i);
   // kill -9: the process is gone, its port stays. The kernel clears IsSM when the issm device
   // closes (ibsim does not; the standbys see silence either way).
   void kill(size_t i);
   bool alive(size_t i) const;
-  sm::SubnetManager& sm(size_t i);
   const sm::SubnetManager& sm(size_t i) const;
+  service::Service& service(size_t i);
+  // Another endpoint on the fabric served with the SMs (a test's SA client); borrowed.
+  void add_reactor(sim::EndpointId ep, mad::Reactor& r);
   const std::vector<std::string>& log_lines(size_t i) const;
 
   // Runs every live SM and the fabric for `span` of virtual time, or until `stop()`.

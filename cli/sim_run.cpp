@@ -4,10 +4,9 @@
 
 #include <chrono>
 
-#include "sim/sim_transport.h"
-#include "sm/store/store.h"
 #include "cli/progress.h"
-#include "sm/event_loop.h"
+#include "service/service.h"
+#include "sim/sim_transport.h"
 
 namespace cli {
 
@@ -37,32 +36,21 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
   sm::SmConfig cfg;
   cfg.routing_engine = o.engine;
   cfg.mads.window = o.window;
-  sm::SubnetManager manager(transport, cfg, log);
-  std::unique_ptr<sm::store::Store> store;
-  if (!o.db.empty()) {
-    auto opened = sm::store::Store::open({.path = o.db});
-    if (!opened) return std::unexpected(opened.error());
-    store = std::move(*opened);
-    auto lids = store->load_lids();
-    auto tables = store->load_lft_memory();
-    if (!lids || !tables) return std::unexpected(lids ? tables.error() : lids.error());
-    manager.lids().load(std::move(*lids));
-    manager.lft_memory() = std::move(*tables);
-    manager.on_sweep_done = [&](const sm::SweepReport&) {
-      const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                 std::chrono::system_clock::now().time_since_epoch()).count();
-      if (auto c = store->commit(manager, now_ms)) out.commit_ms = c->ms;
-      else log.error(sm::code::store_commit_failed, "store: {}", c.error().message);
-    };
-  }
+  // The same stack `fabricsm run` runs: with --db, the store a daemon would leave.
+  auto svc = service::Service::create(transport, service::Config{.sm = cfg, .db_path = o.db}, log);
+  if (!svc) return std::unexpected(svc.error());
+  service::Service& service = **svc;
+  const sm::SubnetManager& manager = service.manager();
   Progress progress(o.progress);
   const auto t_sm = std::chrono::steady_clock::now();
-  manager.start();
-  auto loop = sm::run_loop(manager, transport, [&] {
+  service.start();
+  auto loop = mad::run_loop(service, transport, [&] {
     progress.update(manager);
     if (manager.sweeping()) return false;
     return manager.subnet_up() || manager.sweeps() >= static_cast<uint64_t>(o.max_sweeps);
   });
+  service.flush();
+  out.commit_ms = service.store_status().last_commit_ms;
   out.sm_s = seconds_since(t_sm);
   if (!loop) return std::unexpected(loop.error());
   progress.phase("verifying");

@@ -61,7 +61,6 @@ class Transactions {
   size_t queued() const { return queue_.size(); }
   const TransactionStats& stats() const { return stats_; }
   const TransactionConfig& config() const { return cfg_; }
-  void set_config(const TransactionConfig& cfg) { cfg_ = cfg; }
 
  private:
   struct Pending {

@@ -149,7 +149,6 @@ class SimFabric {
   // --- time ---------------------------------------------------------------------------------
   const mad::Clock& clock() const { return clock_; }
   mad::Nanos now() const { return clock_.now(); }
-  std::optional<mad::Nanos> next_event() const { return events_.next_time(); }
   // Runs every event due at or before `t`, then sets the clock to `t`.
   void run_until(mad::Nanos t);
   // Runs events until `ep` has mail or the next event is after `deadline`; the clock ends at

@@ -2,25 +2,19 @@
 // the shared virtual clock. Each round runs the fabric's events up to the earliest deadline
 // of any SM (or until one has mail), hands every SM its mail, then ticks every SM. Rounds
 // visit the SMs in the order they were added, so the same events give the same outcome.
-// The SMs are seen through Reactor, so sim/ knows nothing of sm/.
+// The SMs are seen as mad::Reactor, so sim/ knows nothing of sm/.
 #pragma once
 
 #include <functional>
 #include <optional>
 #include <vector>
 
+#include "mad/reactor.h"
 #include "sim/fabric.h"
 
 namespace sim {
 
-// What the driver needs from an SM (sm::SubnetManager has these three, under these names).
-class Reactor {
- public:
-  virtual ~Reactor() = default;
-  virtual void on_mad(const mad::Packet& p) = 0;
-  virtual void on_tick() = 0;
-  virtual std::optional<mad::Nanos> next_deadline() const = 0;
-};
+using mad::Reactor;
 
 class MultiDriver {
  public:

@@ -41,7 +41,7 @@ void Discovery::end() {
       refresh_node(g);
     }
     for (const auto& [g, p] : ports)
-      if (const FabricModel::NodeRec* n = model_.find(g); n && n->is_switch()) read_port(g, p, n->path);
+      if (const NodeRec* n = model_.find(g); n && n->is_switch()) read_port(g, p, n->path);
     end();
     return;
   }
@@ -82,22 +82,23 @@ void Discovery::on_node_info(const DrPath& path, Guid from, uint8_t from_port, c
     problem(fmt::format("node {} at {} reports port {} of {}", ni.node_guid, path.str(), arrival, ni.num_ports));
     return;
   }
-  FabricModel::NodeRec* n = model_.find(ni.node_guid);
+  const NodeRec* n = model_.find(ni.node_guid);
   const bool fresh = n == nullptr;
   if (fresh) {
     n = model_.add(ni, path);
     if (path.empty()) model_.set_sm(ni.node_guid, arrival);
   } else if (n->info.node_type != ni.node_type || n->info.num_ports != ni.num_ports ||
              n->info.system_image_guid != ni.system_image_guid) {
-    if (!n->duplicate)
+    if (!n->duplicate) {
       problem(fmt::format("duplicate GUID {}: a {} with {} ports at {} and a {} with {} ports at {}",
                           ni.node_guid, mad::node_type_name(n->info.node_type), n->info.num_ports,
                           n->path.str(), mad::node_type_name(ni.node_type), ni.num_ports, path.str()));
-    n->duplicate = true;
+      model_.edit(ni.node_guid)->duplicate = true;
+    }
     return;
   }
   if (!from.is_zero()) {
-    FabricModel::NodeRec* src = model_.find(from);
+    const NodeRec* src = model_.find(from);
     const bool was_linked = src && src->ports[from_port].linked();
     if (!model_.link(from, from_port, ni.node_guid, arrival)) {
       // A full walk started from an empty model, so a port of the node that answers here
@@ -105,12 +106,13 @@ void Discovery::on_node_info(const DrPath& path, Guid from, uint8_t from_port, c
       // out rather than merge its cables into the first one.
       const auto& mine = n->ports[arrival];
       if (full_ && mine.linked()) {
-        if (!n->duplicate)
+        if (!n->duplicate) {
           problem(fmt::format("duplicate GUID {}: the {} at {} answers by port {}, but port {} of the one at {} "
                               "is cabled to {}[{}]; the second is left out", ni.node_guid,
                               mad::node_type_name(ni.node_type), path.str(), arrival, arrival, n->path.str(),
                               mine.peer, mine.peer_port));
-        n->duplicate = true;
+          model_.edit(ni.node_guid)->duplicate = true;
+        }
         return;
       }
       // Otherwise a cable moved: name the end that was seen cabled elsewhere.
@@ -126,7 +128,9 @@ void Discovery::on_node_info(const DrPath& path, Guid from, uint8_t from_port, c
     // and the node may have been reset; read it again.
     if (!full_ && !fresh && !was_linked) refresh_peer(ni.node_guid, arrival, path);
   }
-  n->ports[arrival].guid = ni.port_guid;  // only once the cable is known to lead to this node
+  // Only once the cable is known to lead to this node; a record that knows it stays shared.
+  n = model_.find(ni.node_guid);
+  if (n->ports[arrival].guid != ni.port_guid) model_.edit(ni.node_guid)->ports[arrival].guid = ni.port_guid;
   if (fresh) {
     read_node(ni.node_guid, true);
     if (!n->is_switch()) read_port(ni.node_guid, arrival, path);  // a CA port is read by its own route
@@ -136,7 +140,7 @@ void Discovery::on_node_info(const DrPath& path, Guid from, uint8_t from_port, c
 }
 
 void Discovery::refresh_peer(Guid g, uint8_t port, const DrPath& via) {
-  const FabricModel::NodeRec* n = model_.find(g);
+  const NodeRec* n = model_.find(g);
   if (!n) return;
   if (n->is_switch()) refresh_node(g);
   else read_port(g, port, via);
@@ -144,7 +148,7 @@ void Discovery::refresh_peer(Guid g, uint8_t port, const DrPath& via) {
 
 void Discovery::refresh_node(Guid g) {
   if (!refreshed_.insert(g).second) return;
-  const FabricModel::NodeRec* n = model_.find(g);
+  const NodeRec* n = model_.find(g);
   if (!n) return;
   const DrPath path = n->path;
   begin();
@@ -167,7 +171,7 @@ void Discovery::refresh_node(Guid g) {
 }
 
 void Discovery::read_node(Guid g, bool with_description) {
-  const FabricModel::NodeRec* n = model_.find(g);
+  const NodeRec* n = model_.find(g);
   const DrPath path = n->path;
   if (with_description) {
     begin();
@@ -175,7 +179,7 @@ void Discovery::read_node(Guid g, bool with_description) {
     client_.get(path, mad::attr::node_description, 0, [this, g](mad::Result<mad::Smp> r) {
       if (r)
         if (auto d = mad::decode_attr<mad::NodeDescription>(*r))
-          if (auto* node = model_.find(g)) node->description = d->text;
+          if (auto* node = model_.edit(g)) node->description = d->text;
       end();
     });
   }
@@ -185,7 +189,7 @@ void Discovery::read_node(Guid g, bool with_description) {
   client_.get(path, mad::attr::switch_info, 0, [this, g](mad::Result<mad::Smp> r) {
     if (r) {
       if (auto si = mad::decode_attr<mad::SwitchInfo>(*r))
-        if (auto* node = model_.find(g)) node->sw = *si;
+        if (auto* node = model_.edit(g)) node->sw = *si;
     } else {
       ++summary_.unanswered;
       if (failed_log_.allow()) log_.warn(code::no_switch_info, "discovery: no SwitchInfo from {}: {}", g, r.error().message);
@@ -199,13 +203,13 @@ void Discovery::read_port(Guid g, uint8_t port, const DrPath& path) {
   begin();
   ++summary_.smps;
   client_.get(path, mad::attr::port_info, port, [this, g, port, path](mad::Result<mad::Smp> r) {
-    FabricModel::NodeRec* n = model_.find(g);
-    if (!n) {
+    if (!model_.find(g)) {
       end();
       return;
     }
+    const bool is_switch = model_.find(g)->is_switch();
     if (!r) {
-      if (!full_ && !retried_ && n->is_switch()) {
+      if (!full_ && !retried_ && is_switch) {
         retry_ports_.emplace_back(g, port);  // its route may cross what just broke
       } else {
         ++summary_.unanswered;
@@ -221,12 +225,12 @@ void Discovery::read_port(Guid g, uint8_t port, const DrPath& path) {
       end();
       return;
     }
-    FabricModel::PortRec& rec = n->ports[port];
+    PortRec& rec = model_.edit(g)->ports[port];
     const bool had = rec.have_info;
     const mad::PortState before = rec.info.port_state;
     rec.have_info = true;
     rec.info = *pi;
-    const bool forwards = n->is_switch() ? port != 0 : (path.empty() && port == model_.sm_port());
+    const bool forwards = is_switch ? port != 0 : (path.empty() && port == model_.sm_port());
     if (forwards && !path.full()) {
       const bool changed = had && (rec.linked() != live(*pi) || before != pi->port_state);
       if (!full_ && changed) summary_.port_changes.emplace_back(g, port);
@@ -236,7 +240,7 @@ void Discovery::read_port(Guid g, uint8_t port, const DrPath& path) {
           const uint8_t peer_port = rec.peer_port;
           model_.unlink(g, port);
           // Its route may well have crossed this very cable: read it once routes are redone.
-          const FabricModel::NodeRec* pn = model_.find(peer);
+          const NodeRec* pn = model_.find(peer);
           if (!full_ && pn && pn->is_switch()) retry_ports_.emplace_back(peer, peer_port);
         }
       } else if (!rec.linked() || !had || before != pi->port_state) {

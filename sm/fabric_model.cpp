@@ -11,35 +11,28 @@ void FabricModel::clear() {
   sm_port_ = 0;
 }
 
-FabricModel::NodeRec* FabricModel::find(Guid g) {
-  auto it = nodes_.find(g);
-  return it == nodes_.end() ? nullptr : &it->second;
-}
-
-const FabricModel::NodeRec* FabricModel::find(Guid g) const {
-  auto it = nodes_.find(g);
-  return it == nodes_.end() ? nullptr : &it->second;
-}
-
-FabricModel::NodeRec* FabricModel::add(const mad::NodeInfo& ni, const DrPath& path) {
-  auto [it, fresh] = nodes_.try_emplace(ni.node_guid);
-  if (!fresh) return nullptr;
-  it->second.info = ni;
-  it->second.path = path;
-  it->second.ports.resize(static_cast<size_t>(ni.num_ports) + 1);
-  return &it->second;
+NodeRec* FabricModel::add(const mad::NodeInfo& ni, const DrPath& path) {
+  if (nodes_.contains(ni.node_guid)) return nullptr;
+  NodeRec& n = nodes_.edit_or_add(ni.node_guid);
+  n.info = ni;
+  n.path = path;
+  n.ports.resize(static_cast<size_t>(ni.num_ports) + 1);
+  return &n;
 }
 
 bool FabricModel::link(Guid a, uint8_t pa, Guid b, uint8_t pb) {
-  NodeRec* na = find(a);
-  NodeRec* nb = find(b);
-  if (!na || !nb || pa >= na->ports.size() || pb >= nb->ports.size()) return false;
-  PortRec& x = na->ports[pa];
-  PortRec& y = nb->ports[pb];
+  const NodeRec* ra = find(a);
+  const NodeRec* rb = find(b);
+  if (!ra || !rb || pa >= ra->ports.size() || pb >= rb->ports.size()) return false;
   auto clash = [](const PortRec& p, Guid want, uint8_t want_port) {
     return p.linked() && (p.peer != want || p.peer_port != want_port);
   };
-  if (clash(x, b, pb) || clash(y, a, pa)) return false;
+  if (clash(ra->ports[pa], b, pb) || clash(rb->ports[pb], a, pa)) return false;
+  if (ra->ports[pa].peer == b && ra->ports[pa].peer_port == pb && rb->ports[pb].peer == a &&
+      rb->ports[pb].peer_port == pa)
+    return true;  // known already: no copy of a shared record
+  PortRec& x = edit(a)->ports[pa];
+  PortRec& y = edit(b)->ports[pb];
   x.peer = b;
   x.peer_port = pb;
   y.peer = a;
@@ -48,12 +41,16 @@ bool FabricModel::link(Guid a, uint8_t pa, Guid b, uint8_t pb) {
 }
 
 void FabricModel::unlink(Guid g, uint8_t port) {
-  NodeRec* n = find(g);
-  if (!n || port >= n->ports.size() || !n->ports[port].linked()) return;
-  PortRec& p = n->ports[port];
-  if (NodeRec* peer = find(p.peer); peer && p.peer_port < peer->ports.size()) {
-    PortRec& q = peer->ports[p.peer_port];
-    if (q.peer == g && q.peer_port == port) q = PortRec{q.have_info, q.info, q.guid, Guid(), 0};
+  const NodeRec* r = find(g);
+  if (!r || port >= r->ports.size() || !r->ports[port].linked()) return;
+  PortRec& p = edit(g)->ports[port];
+  if (const NodeRec* peer = find(p.peer); peer && p.peer_port < peer->ports.size()) {
+    const PortRec& q = peer->ports[p.peer_port];
+    if (q.peer == g && q.peer_port == port) {
+      PortRec& w = edit(p.peer)->ports[p.peer_port];
+      w.peer = Guid();
+      w.peer_port = 0;
+    }
   }
   p.peer = Guid();
   p.peer_port = 0;
@@ -62,7 +59,8 @@ void FabricModel::unlink(Guid g, uint8_t port) {
 std::vector<Guid> FabricModel::prune_unreachable() {
   std::vector<Guid> gone;
   if (!find(sm_node_)) {
-    for (auto& [g, n] : nodes_) gone.push_back(g);
+    nodes_.for_each([&](Guid g, const NodeRec&) { gone.push_back(g); });
+    std::sort(gone.begin(), gone.end());
     nodes_.clear();
     return gone;
   }
@@ -82,61 +80,68 @@ std::vector<Guid> FabricModel::prune_unreachable() {
     }
   }
   if (queue.size() == nodes_.size()) return gone;  // the usual case: all there
-  for (auto& [g, n] : nodes_)
+  nodes_.for_each([&](Guid g, const NodeRec&) {
     if (!seen.contains(g)) gone.push_back(g);
+  });
   std::sort(gone.begin(), gone.end());
   for (Guid g : gone) {
-    NodeRec& n = nodes_.at(g);
-    for (size_t p = 1; p < n.ports.size(); ++p) unlink(g, static_cast<uint8_t>(p));
+    const size_t ports = find(g)->ports.size();
+    for (size_t p = 1; p < ports; ++p) unlink(g, static_cast<uint8_t>(p));
   }
   for (Guid g : gone) nodes_.erase(g);
   return gone;
+}
+
+void FabricModel::set_path(Guid g, const DrPath& path) {
+  if (const NodeRec* n = find(g); n && !(n->path == path)) edit(g)->path = path;
 }
 
 void FabricModel::recompute_paths() {
   if (!find(sm_node_)) return;
   std::unordered_set<Guid> seen;
   seen.reserve(nodes_.size());
-  std::vector<std::pair<Guid, NodeRec*>> queue{{sm_node_, find(sm_node_)}};
+  std::vector<std::pair<Guid, DrPath>> queue{{sm_node_, DrPath()}};
   seen.insert(sm_node_);
-  queue[0].second->path = DrPath();
+  set_path(sm_node_, DrPath());
   for (size_t h = 0; h < queue.size(); ++h) {
-    const auto [g, n] = queue[h];
-    if (n->path.full()) continue;
+    const auto [g, path] = queue[h];
+    const NodeRec* n = find(g);
+    if (path.full()) continue;
     for (size_t p = 1; p < n->ports.size(); ++p) {
       const PortRec& pr = n->ports[p];
-      if (!pr.linked() || seen.contains(pr.peer)) continue;
+      if (!pr.linked() || seen.contains(pr.peer) || !find(pr.peer)) continue;
       if (!n->is_switch() && !(g == sm_node_ && p == sm_port_)) continue;
       seen.insert(pr.peer);
-      NodeRec& peer = nodes_.at(pr.peer);
-      peer.path = n->path.extended(mad::PortNum(static_cast<uint8_t>(p)));
-      if (peer.is_switch()) queue.emplace_back(pr.peer, &peer);
+      const DrPath to_peer = path.extended(mad::PortNum(static_cast<uint8_t>(p)));
+      set_path(pr.peer, to_peer);
+      if (find(pr.peer)->is_switch()) queue.emplace_back(pr.peer, to_peer);
     }
   }
 }
 
 Guid FabricModel::node_by_lid(Lid lid) const {
-  for (const auto& [g, n] : nodes_) {
+  Guid found;
+  nodes_.for_each([&](Guid g, const NodeRec& n) {
     for (size_t p = n.is_switch() ? 0 : 1; p < (n.is_switch() ? 1 : n.ports.size()); ++p) {
       const mad::PortInfo& pi = n.ports[p].info;
       if (!n.ports[p].have_info || !pi.lid.is_unicast()) continue;
-      if (lid.value() >= pi.lid.value() && lid.value() < pi.lid.value() + (1u << pi.lmc)) return g;
+      if (lid.value() >= pi.lid.value() && lid.value() < pi.lid.value() + (1u << pi.lmc)) found = g;
     }
-  }
-  return Guid();
+  });
+  return found;
 }
 
 Topology FabricModel::snapshot() {
   // Built straight into the Topology's arrays, in GUID order (its NodeId order): a cable's far
   // end is found by a binary search, and nothing is allocated per node (this runs on every
   // sweep, and the largest fabrics have tens of thousands of nodes).
-  std::vector<std::pair<Guid, NodeRec*>> sorted;
+  std::vector<std::pair<Guid, const NodeRec*>> sorted;
   sorted.reserve(nodes_.size());
   size_t port_count = 0;
-  for (auto& [g, n] : nodes_) {
+  nodes_.for_each([&](Guid g, const NodeRec& n) {
     sorted.emplace_back(g, &n);
     port_count += static_cast<size_t>(n.info.num_ports) + 1;
-  }
+  });
   std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   auto id_of = [&](Guid g) -> NodeId {
     const auto it = std::lower_bound(sorted.begin(), sorted.end(), g, [](const auto& x, Guid v) { return x.first < v; });
@@ -198,7 +203,9 @@ Topology FabricModel::snapshot() {
     }
   }
   Topology topo = TopologyBuilder::from_sorted(std::move(nodes), std::move(ports), sm_node_, mad::PortNum(sm_port_));
-  for (NodeId id = 0; id < topo.node_count(); ++id) sorted[id].second->path = topo.node(id).path;
+  // Canonical paths back into the records, only where they moved (an unchanged record stays
+  // shared with the last published subnet).
+  for (NodeId id = 0; id < topo.node_count(); ++id) set_path(sorted[id].first, topo.node(id).path);
   return topo;
 }
 

@@ -2,45 +2,51 @@
 // (NodeInfo, NodeDescription, SwitchInfo, PortInfo per port) and every cable. Discovery fills
 // it (in full on a heavy sweep, in part when a trap or a light sweep says something changed),
 // the programmer records what it wrote, and snapshot() turns it into the immutable Topology
-// that LIDs and routing work on.
+// that LIDs and routing work on. Records are shared copy-on-write with the subnets a sweep
+// publishes (subnet.h): change one only through edit().
 #pragma once
 
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "mad/attributes.h"
+#include "sm/cow_map.h"
 #include "sm/types.h"
 
 namespace sm {
 
+struct PortRec {
+  bool have_info = false;
+  mad::PortInfo info;
+  Guid guid;          // NodeInfo.PortGUID when an SMP came in by this port
+  Guid peer;          // node at the other end, when known
+  uint8_t peer_port = 0;
+  // PortInfo fields this port answered a Set without taking (some agents ignore
+  // SubnetTimeOut, MasterSMSL, NeighborMTU, ...): not compared again, or they would be
+  // re-sent on every sweep. Bits: see the port plan's field list (program/port_plan.h).
+  uint32_t ignored = 0;
+  bool linked() const { return !peer.is_zero(); }
+};
+
+struct NodeRec {
+  mad::NodeInfo info;
+  std::string description;
+  mad::SwitchInfo sw;
+  DrPath path;        // a route that reaches it (canonical after snapshot())
+  std::vector<PortRec> ports;
+  bool duplicate = false;
+  bool is_switch() const { return info.node_type == mad::NodeType::sw; }
+};
+
 class FabricModel {
  public:
-  struct PortRec {
-    bool have_info = false;
-    mad::PortInfo info;
-    Guid guid;          // NodeInfo.PortGUID when an SMP came in by this port
-    Guid peer;          // node at the other end, when known
-    uint8_t peer_port = 0;
-    // PortInfo fields this port answered a Set without taking (some agents ignore
-    // SubnetTimeOut, MasterSMSL, NeighborMTU, ...): not compared again, or they would be
-    // re-sent on every sweep. Bits: see Programmer's field list.
-    uint32_t ignored = 0;
-    bool linked() const { return !peer.is_zero(); }
-  };
-  struct NodeRec {
-    mad::NodeInfo info;
-    std::string description;
-    mad::SwitchInfo sw;
-    DrPath path;        // a route that reaches it (canonical after snapshot())
-    std::vector<PortRec> ports;
-    bool duplicate = false;
-    bool is_switch() const { return info.node_type == mad::NodeType::sw; }
-  };
-
   void clear();
-  NodeRec* find(Guid g);
-  const NodeRec* find(Guid g) const;
+  // Read-only; the pointer holds until the next edit() of that node.
+  const NodeRec* find(Guid g) const { return nodes_.find(g); }
+  // The record to change (nullptr when absent); a published subnet keeps its own copy.
+  NodeRec* edit(Guid g) { return nodes_.edit(g); }
+  // The record as it is now, for a published subnet (null when absent).
+  std::shared_ptr<const NodeRec> share(Guid g) const { return nodes_.share(g); }
   // Adds a node seen for the first time; returns nullptr if the GUID is already there.
   NodeRec* add(const mad::NodeInfo& ni, const DrPath& path);
   // Records a cable; false (and nothing changed) when either port is cabled elsewhere.
@@ -52,6 +58,8 @@ class FabricModel {
   // Gives every reachable node its shortest, port-by-port smallest route over the cables known
   // now (as snapshot() does, without building a Topology).
   void recompute_paths();
+  // A node's route, changed only where it differs.
+  void set_path(Guid g, const DrPath& path);
   void set_sm(Guid node, uint8_t port) {
     sm_node_ = node;
     sm_port_ = port;
@@ -67,7 +75,7 @@ class FabricModel {
   Topology snapshot();
 
  private:
-  std::unordered_map<Guid, NodeRec> nodes_;
+  CowMap<Guid, NodeRec> nodes_;
   Guid sm_node_;
   uint8_t sm_port_ = 0;
 };

@@ -9,7 +9,7 @@ std::vector<ha::SmPort> HaHost::sm_ports(const Topology& topo, const FabricModel
   std::unordered_map<Guid, Route> routes;
   for (NodeId id = 0; id < topo.node_count(); ++id) {
     const Node& n = topo.node(id);
-    const FabricModel::NodeRec* rec = model.find(n.guid);
+    const NodeRec* rec = model.find(n.guid);
     if (!rec) continue;
     for (const Port& p : topo.ports(id)) {
       const uint8_t pn = p.num.value();

@@ -66,7 +66,8 @@ mad::Result<LidAssignment> LidManager::assign(const Topology& topo, LidAssignmen
   std::unordered_map<Guid, bool> present;
   present.reserve(owners.size());
   for (const Owner& o : owners) present.emplace(o.guid, true);
-  for (const auto& [guid, e] : map_)
+  const LidMap& map = *map_;
+  for (const auto& [guid, e] : map)
     if (!present.contains(guid) && e.lid.is_unicast())
       for (uint32_t l = e.lid.value(); l < e.lid.value() + (1u << e.lmc) && l < kSpace; ++l)
         if (space.at(l) == Space::kFree) space.set(l, Space::kReserved);
@@ -81,8 +82,8 @@ mad::Result<LidAssignment> LidManager::assign(const Topology& topo, LidAssignmen
     for (uint32_t i = 0; i < owners.size(); ++i) {
       Owner& o = owners[i];
       if (o.lid.value() != 0 || !o.current.is_unicast()) continue;
-      auto m = map_.find(o.guid);
-      const bool remembered = m != map_.end() && m->second.lid == o.current;
+      auto m = map.find(o.guid);
+      const bool remembered = m != map.end() && m->second.lid == o.current;
       if (pass == 0 && !remembered) continue;
       bool ok = space.free_range(o.current.value(), o.lmc, i);
       if (!ok && space.at(o.current.value()) == Space::kReserved) {
@@ -105,8 +106,8 @@ mad::Result<LidAssignment> LidManager::assign(const Topology& topo, LidAssignmen
   for (uint32_t i = 0; i < owners.size(); ++i) {
     Owner& o = owners[i];
     if (o.lid.value() != 0) continue;
-    auto m = map_.find(o.guid);
-    if (m == map_.end() || !m->second.lid.is_unicast()) continue;
+    auto m = map.find(o.guid);
+    if (m == map.end() || !m->second.lid.is_unicast()) continue;
     if (space.free_range(m->second.lid.value(), o.lmc, i)) {
       claim(i, m->second.lid);
       ++out.restored;
@@ -144,11 +145,19 @@ mad::Result<LidAssignment> LidManager::assign(const Topology& topo, LidAssignmen
     next = base + step;
   }
 
+  std::vector<std::pair<Guid, LidEntry>> remember;
   for (const Owner& o : owners) {
     if (o.lid.value() == 0) continue;
     if (o.lid != o.current) ++out.changed;
     out.lids.push_back(Topology::LidSet{o.node, o.port, o.lid, o.lmc});
-    map_[o.guid] = LidEntry{o.lid, o.lmc};
+    auto m = map.find(o.guid);
+    if (m == map.end() || m->second.lid != o.lid || m->second.lmc != o.lmc)
+      remember.emplace_back(o.guid, LidEntry{o.lid, o.lmc});
+  }
+  if (!remember.empty()) {
+    auto updated = std::make_shared<LidMap>(map);
+    for (const auto& [g, e] : remember) (*updated)[g] = e;
+    map_ = std::move(updated);
   }
   if (out.unassigned) {
     auto msg = fmt::format("LID space exhausted: {} of {} ports got no LID (unicast LIDs 1..{}, LMC {})",

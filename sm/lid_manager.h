@@ -5,6 +5,7 @@
 // GUIDs that are absent stay reserved for their return until the LID space runs short.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -17,6 +18,7 @@ namespace sm {
 struct LidEntry {
   Lid lid;
   uint8_t lmc = 0;
+  bool operator==(const LidEntry&) const = default;
 };
 using LidMap = std::unordered_map<Guid, LidEntry>;  // port GUID -> base LID
 
@@ -32,14 +34,18 @@ struct LidAssignment {
 
 class LidManager {
  public:
-  // LMC for CA ports (switch port 0 always has LMC 0), 0..7.
-  explicit LidManager(uint8_t lmc = 0) : lmc_(lmc) {}
+  // LMC for CA ports (switch port 0 always has LMC 0), 0..7; fixed for the process's life
+  // (another LMC re-addresses every CA port: a restart). `remembered`: the GUID -> LID memory
+  // from the store.
+  explicit LidManager(uint8_t lmc = 0, LidMap remembered = {})
+      : lmc_(lmc), map_(std::make_shared<const LidMap>(std::move(remembered))) {}
 
-  void set_lmc(uint8_t lmc) { lmc_ = lmc; }
   uint8_t lmc() const { return lmc_; }
-  // The GUID -> LID memory (from the store on start-up; updated by every assign()).
-  void load(LidMap m) { map_ = std::move(m); }
-  const LidMap& map() const { return map_; }
+  // The GUID -> LID memory, updated by every assign() that changes it. The shared map is
+  // never changed in place: a sweep that changes a LID makes a new one, so a subnet published
+  // earlier keeps the map it had, and one with no change shares it.
+  const LidMap& map() const { return *map_; }
+  std::shared_ptr<const LidMap> shared_map() const { return map_; }
 
   // Assigns LIDs to every CA port and switch port 0 that discovery saw. Fails only when the
   // unicast space cannot hold the ports (the ports that fit still get LIDs in `partial`).
@@ -47,7 +53,7 @@ class LidManager {
 
  private:
   uint8_t lmc_;
-  LidMap map_;
+  std::shared_ptr<const LidMap> map_;
 };
 
 }  // namespace sm

@@ -1,28 +1,21 @@
 #include "sm/subnet_manager.h"
 
-#include <chrono>
-
 #include "mad/attributes.h"
 #include "routing/repair.h"
-#include "sm/multicast/multicast.h"
 
 namespace sm {
 
-namespace {
-int64_t wall_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-}  // namespace
-
-SubnetManager::SubnetManager(mad::Transport& transport, SmConfig cfg, Logger& log)
+SubnetManager::SubnetManager(mad::Transport& transport, SmConfig cfg, Logger& log, Remembered remembered)
     : transport_(transport),
       cfg_(std::move(cfg)),
       log_(log),
       tx_(transport, cfg_.mads),
       client_(tx_, cfg_.ports.m_key),
-      lids_(cfg_.ports.lmc),
+      lids_(cfg_.ports.lmc, std::move(remembered.lids)),
+      lft_memory_(std::move(remembered.lfts)),
+      clock_(transport.clock()),
+      pending_({cfg_.trap_coalesce, cfg_.retry_interval, cfg_.sweep_interval}),
+      flaps_(cfg_.flap_threshold, cfg_.flap_window),
       ha_host_(transport, tx_, log, cfg_.ports.m_key,
                HaHost::Hooks{[this] { ha_discover(); }, [this] { ha_become_master(); },
                              [this] { ha_stand_by(); },
@@ -31,11 +24,6 @@ SubnetManager::SubnetManager(mad::Transport& transport, SmConfig cfg, Logger& lo
                                if (on_ha_note) on_ha_note(n);
                              }}),
       ha_(ha_host_, cfg_.ha) {}
-
-PhaseTime SubnetManager::since(int64_t w, mad::Nanos f) const {
-  return PhaseTime{static_cast<double>(wall_ns() - w) / 1e6,
-                   static_cast<double>((now() - f).count()) / 1e6};
-}
 
 void SubnetManager::start() {
   log_.info(code::starting, "starting: routing {}, {} SMPs in flight, priority {}{}", cfg_.routing_engine,
@@ -49,20 +37,22 @@ void SubnetManager::request_sweep(std::string why) {
     return;
   }
   log_.info(code::sweep_requested, "heavy sweep requested: {}", why);
-  heavy_wanted_ = true;
-  heavy_why_ = std::move(why);
+  pending_.want_heavy(std::move(why));
   if (!sweeping_) start_next_if_wanted();
 }
 
 bool SubnetManager::reconfigure(const SmConfig& next) {
+  PortPolicy ports = next.ports;
+  ports.lmc = cfg_.ports.lmc;  // the LID manager's LMC is fixed: another one is a restart
   const bool reroute = next.routing_engine != cfg_.routing_engine || !(next.routing == cfg_.routing) ||
-                       !(next.ports == cfg_.ports);
+                       !(ports == cfg_.ports);
   cfg_.routing_engine = next.routing_engine;
   cfg_.routing = next.routing;
   cfg_.repair_routes = next.repair_routes;
-  cfg_.ports = next.ports;
+  cfg_.ports = ports;
   cfg_.sweep_interval = next.sweep_interval;
   cfg_.retry_interval = next.retry_interval;
+  pending_.set_timing({cfg_.trap_coalesce, cfg_.retry_interval, cfg_.sweep_interval});
   const bool repartition = !(next.partitions == cfg_.partitions);
   cfg_.partitions = next.partitions;
   if (reroute) {
@@ -76,35 +66,29 @@ bool SubnetManager::reconfigure(const SmConfig& next) {
 
 void SubnetManager::begin_sweep(bool heavy, std::string trigger) {
   sweeping_ = true;
-  retry_at_.reset();
   ++sweeps_;
   report_ = SweepReport{};
   report_.number = sweeps_;
   report_.heavy = heavy;
   report_.trigger = std::move(trigger);
+  tables_.reset();
   mads_at_start_ = tx_.stats();
-  sweep_wall_ns_ = phase_wall_ns_ = wall_ns();
-  sweep_fabric_ = phase_fabric_ = now();
+  clock_.start_sweep();
   phase_ = heavy ? "discovery" : "re-reading changed switches";
 }
 
 void SubnetManager::heavy_sweep(std::string trigger) {
-  heavy_wanted_ = false;
-  dirty_.clear();  // a full walk covers them
-  react_at_.reset();
+  pending_.heavy_started();
   begin_sweep(true, std::move(trigger));
   discovery_ = std::make_unique<Discovery>(client_, log_, model_);
   discovery_->start_full([this] { after_discovery(); });
 }
 
-void SubnetManager::incremental_sweep() {
-  std::vector<Guid> targets(dirty_.begin(), dirty_.end());
-  dirty_.clear();
-  react_at_.reset();
-  begin_sweep(false, std::exchange(dirty_why_, {}));
-  report_.refreshed = targets.size();
+void SubnetManager::incremental_sweep(PendingSweeps::Next what) {
+  begin_sweep(false, std::move(what.why));
+  report_.refreshed = what.switches.size();
   discovery_ = std::make_unique<Discovery>(client_, log_, model_);
-  discovery_->start_refresh(targets, [this] { after_discovery(); });
+  discovery_->start_refresh(what.switches, [this] { after_discovery(); });
 }
 
 void SubnetManager::after_discovery() {
@@ -117,13 +101,10 @@ void SubnetManager::after_discovery() {
     return;
   }
   note_port_changes(walk.port_changes);
-  Topology fresh = model_.snapshot();
-  // The topology the tables were routed over is kept for the next repair: moved, not copied.
-  if (std::exchange(topo_routed_, false) && routed_) routed_->topo = std::move(topo_);
-  topo_ = std::move(fresh);
+  topo_ = std::make_shared<const Topology>(model_.snapshot());
   if (mc_) mc_->topology_changed();
-  const Topology& t = topo_;
-  report_.discovery = since(phase_wall_ns_, phase_fabric_);
+  const Topology& t = *topo_;
+  report_.discovery = clock_.phase();
   report_.nodes = t.node_count();
   report_.switches = t.switches().size();
   report_.cas = t.cas().size();
@@ -135,9 +116,10 @@ void SubnetManager::after_discovery() {
               sweeps_, report_.switches, report_.cas, report_.links, walk.smps, walk.unanswered,
               report_.discovery.wall_ms);
   else
-    log_.info(code::refreshed, "sweep {} ({}): re-read {} switch(es), {} node(s) re-read or found, {} gone, {} SMPs, {:.1f} ms",
-              sweeps_, report_.trigger, report_.refreshed, walk.changed.size(), walk.pruned.size(),
-              walk.smps, report_.discovery.wall_ms);
+    log_.info(code::refreshed,
+              "sweep {} ({}): re-read {} switch(es), {} node(s) re-read or found, {} gone, {} SMPs, {:.1f} ms",
+              sweeps_, report_.trigger, report_.refreshed, walk.changed.size(), walk.pruned.size(), walk.smps,
+              report_.discovery.wall_ms);
   for (Guid g : walk.pruned) {
     lft_memory_.erase(g);
     log_.warn(code::node_unreachable, "node {} is no longer reachable", g);
@@ -152,35 +134,23 @@ void SubnetManager::after_discovery() {
 }
 
 void SubnetManager::assign_and_route() {
-  const Topology& t = topo_;
-  phase_wall_ns_ = wall_ns();
-  phase_fabric_ = now();
+  clock_.start_phase();
   LidAssignment partial;
-  auto lids = lids_.assign(t, &partial);
+  auto lids = lids_.assign(*topo_, &partial);
   if (!lids) log_.error(code::lids_exhausted, "{}", lids.error().message);
   report_.lids = lids ? std::move(*lids) : std::move(partial);
   for (const std::string& note : report_.lids.notes) log_.warn(code::lid_note, "LIDs: {}", note);
-  topo_ = std::move(topo_).with_lids(report_.lids.lids);
-  const Topology& topo = topo_;
-  report_.max_lid = topo.max_lid().value();
-  report_.lid_assignment = since(phase_wall_ns_, phase_fabric_);
+  topo_ = std::make_shared<const Topology>(topo_->with_lids(report_.lids.lids));
+  report_.max_lid = topo_->max_lid().value();
+  report_.lid_assignment = clock_.phase();
   log_.info_if(report_.heavy || report_.lids.changed, code::lids_assigned,
-           "sweep {}: LIDs: {} kept, {} restored, {} new, {} changed, max LID {}, {:.1f} ms", sweeps_,
-           report_.lids.kept, report_.lids.restored, report_.lids.fresh, report_.lids.changed,
-           report_.max_lid, report_.lid_assignment.wall_ms);
-
-  phase_wall_ns_ = wall_ns();
-  phase_fabric_ = now();
+               "sweep {}: LIDs: {} kept, {} restored, {} new, {} changed, max LID {}, {:.1f} ms", sweeps_,
+               report_.lids.kept, report_.lids.restored, report_.lids.fresh, report_.lids.changed, report_.max_lid,
+               report_.lid_assignment.wall_ms);
+  clock_.start_phase();
   phase_ = "routing";
   if (!route()) return;
-
-  phase_wall_ns_ = wall_ns();
-  phase_fabric_ = now();
-  phase_ = "programming";
-  const Lid sm_lid = topo.port(topo.sm_node(), topo.sm_port()).lid;
-  forget_reset_ports(pkey_memory_, model_);  // before the Programmer records its Sets
-  programmer_ = std::make_unique<Programmer>(client_, log_, lft_memory_, model_);
-  programmer_->start(topo, tables_, sm_lid, cfg_.ports, [this] { after_programming(); });
+  program();
 }
 
 // Full routing is a function of the fabric alone; repaired tables also depend on the routes
@@ -192,8 +162,8 @@ void SubnetManager::assign_and_route() {
 // balance at a random later moment.
 bool SubnetManager::route() {
   if (!try_repair()) {
-    auto routed = routing::compute_chain(cfg_.routing_engine, topo_, cfg_.routing);
-    report_.routing = since(phase_wall_ns_, phase_fabric_);
+    auto routed = routing::compute_chain(cfg_.routing_engine, *topo_, cfg_.routing);
+    report_.routing = clock_.phase();
     if (!routed) {
       routed_.reset();
       log_.error(code::routing_failed, "routing: {}", routed.error().message);
@@ -201,13 +171,12 @@ bool SubnetManager::route() {
       return false;
     }
     for (const std::string& why : routed->passed_over) log_.warn(code::engine_passed_over, "routing: passed over {}", why);
-    tables_ = std::move(routed->tables);
+    tables_ = std::make_shared<const routing::RoutingTables>(std::move(routed->tables));
     report_.engine = routed->used;
     log_.info(code::routed, "sweep {}: routing: {} over {} switches, LIDs 1..{}, {:.1f} ms", sweeps_, report_.engine,
               report_.switches, report_.max_lid, report_.routing.wall_ms);
   }
-  routed_ = Routed{Topology(), report_.engine, cfg_.routing_engine};  // the topology follows
-  topo_routed_ = true;
+  routed_ = Routed{topo_, tables_, report_.engine, cfg_.routing_engine};
   return true;
 }
 
@@ -222,51 +191,27 @@ bool SubnetManager::try_repair() {
     log_.debug(code::routing_in_full, "sweep {}: routing in full: {}", sweeps_, why);
     return false;
   }
-  auto r = routing::repair_routes(routed_->topo, tables_, topo_, routed_->engine, cfg_.routing);
+  auto r = routing::repair_routes(*routed_->topo, *routed_->tables, *topo_, routed_->engine, cfg_.routing);
   if (!r) {
     log_.debug(code::no_repair, "sweep {}: routing in full, no repair: {}", sweeps_, r.error().message);
     return false;
   }
-  tables_ = std::move(r->tables);
-  report_.routing = since(phase_wall_ns_, phase_fabric_);
+  tables_ = std::make_shared<const routing::RoutingTables>(std::move(r->tables));
+  report_.routing = clock_.phase();
   report_.engine = routed_->engine;
   report_.repaired = true;
   report_.repaired_destinations = r->destinations;
   report_.repaired_entries = r->entries;
-  log_.info(code::repaired, "sweep {}: routing: {} repair, {} destination(s) re-routed, {} LFT entries changed, {:.1f} ms",
-            sweeps_, report_.engine, r->destinations, r->entries, report_.routing.wall_ms);
+  log_.info(code::repaired,
+            "sweep {}: routing: {} repair, {} destination(s) re-routed, {} LFT entries changed, {:.1f} ms", sweeps_,
+            report_.engine, r->destinations, r->entries, report_.routing.wall_ms);
   return true;
-}
-
-void SubnetManager::after_programming() {
-  report_.program = programmer_->stats();
-  report_.programming = since(phase_wall_ns_, phase_fabric_);
-  const ProgramStats& s = report_.program;
-  log_.info(code::programmed, "sweep {}: programming: {} LFT blocks written ({} read back), {} SwitchInfo, "
-            "{} port Sets ({} with ClientReregister), {} activations, {} failures, {:.1f} ms",
-            sweeps_, s.lft_blocks_written, s.lft_blocks_read, s.switch_info_sets, s.port_sets,
-            s.client_reregisters, s.activations, s.failures, report_.programming.wall_ms);
-  const bool ok = programmer_->ok() && report_.lids.unassigned == 0;
-  programmer_.reset();
-  if (std::exchange(forget_tables_, false)) {
-    lft_memory_.clear();
-    if (mc_) mc_->forget_tables();
-  }
-  program_partitions(ok);  // then multicast, then finish()
-}
-
-void SubnetManager::program_multicast() {
-  phase_ = "multicast";
-  mc_->program(topo_, model_, client_, true, [this](const multicast::MftStats& s) {
-    report_.mft_blocks = s.blocks_written;
-    finish(s.failures == 0, s.failures == 0 ? "" : "multicast forwarding tables failed on some switches");
-  });
 }
 
 void SubnetManager::finish(bool up, std::string failure) {
   report_.up = up;
   report_.failure = std::move(failure);
-  report_.total = since(sweep_wall_ns_, sweep_fabric_);
+  report_.total = clock_.sweep();
   const auto& st = tx_.stats();
   report_.smps_sent = st.sent - mads_at_start_.sent;
   report_.smps_retried = st.retried - mads_at_start_.retried;
@@ -284,68 +229,76 @@ void SubnetManager::finish(bool up, std::string failure) {
     up_ = true;
   } else if (!up) {
     log_.error(code::sweep_failed, "sweep {} did not bring the subnet up: {}", sweeps_, report_.failure);
-    if (master_ || ha_.state() == mad::SmState::discovering) retry_at_ = now() + cfg_.retry_interval;
   }
-  if (next_light_ <= now() && cfg_.sweep_interval.count() > 0) next_light_ = now() + cfg_.sweep_interval;
-  if (on_sweep_done) on_sweep_done(report_);
+  pending_.swept(!up && (master_ || ha_.state() == mad::SmState::discovering), now());
+  publish();
+  if (on_sweep_done) on_sweep_done(published_);
   start_next_if_wanted();
+}
+
+void SubnetManager::publish() {
+  auto s = std::make_shared<Subnet>();
+  s->sweep = report_;
+  s->topology = topo_ ? topo_ : std::make_shared<const Topology>();
+  s->tables = tables_;
+  s->lids = lids_.shared_map();
+  const Topology& t = *s->topology;
+  s->nodes.resize(t.node_count());
+  s->pkeys.resize(t.node_count());
+  for (NodeId id = 0; id < t.node_count(); ++id) {
+    s->nodes[id] = model_.share(t.node(id).guid);
+    s->pkeys[id] = pkey_memory_.share(t.node(id).guid);
+  }
+  s->lfts.resize(t.node_count());
+  s->mfts.resize(t.node_count());
+  for (NodeId sw : t.switches()) {
+    s->lfts[sw] = lft_memory_.share(t.node(sw).guid);
+    if (mc_) s->mfts[sw] = mc_->memory_of(t.node(sw).guid);
+  }
+  s->sm.state = ha_.state();
+  s->sm.info = ha_.role().self_info(false);
+  s->sm.port_guid = port_guid_;
+  if (t.sm_node() != kNoNode) s->sm.lid = t.port(t.sm_node(), t.sm_port()).lid;
+  s->sm.up = up_;
+  s->sm.sweeps = sweeps_;
+  s->sm.peers = ha_.role().peers();
+  published_ = std::move(s);
 }
 
 void SubnetManager::start_next_if_wanted() {
   if (sweeping_) return;
   if (!master_ && ha_.state() != mad::SmState::discovering) {
-    heavy_wanted_ = false;
+    pending_.drop_heavy();
     return;
   }
-  if (heavy_wanted_) {
-    heavy_sweep(heavy_why_);
-  } else if (!dirty_.empty() && react_at_ && *react_at_ <= now()) {
-    incremental_sweep();
-  }
+  PendingSweeps::Next next = pending_.after_sweep(now());
+  if (next.kind == PendingSweeps::Next::Kind::heavy) heavy_sweep(std::move(next.why));
+  else if (next.kind == PendingSweeps::Next::Kind::incremental) incremental_sweep(std::move(next));
 }
 
 void SubnetManager::mark_dirty(Guid sw, std::string why) {
-  if (!master_) return;
-  if (dirty_.empty()) dirty_why_ = std::move(why);
-  dirty_.insert(sw);
-  if (!react_at_) react_at_ = now() + cfg_.trap_coalesce;
+  if (master_) pending_.mark_dirty(sw, std::move(why), now());
 }
 
 void SubnetManager::note_port_changes(const std::vector<std::pair<Guid, uint8_t>>& changes) {
-  const mad::Nanos t = now();
-  for (const auto& key : changes) {
-    auto& times = flaps_[key];
-    times.push_back(t);
-    while (!times.empty() && times.front() < t - cfg_.flap_window) times.pop_front();
-    if (static_cast<int>(times.size()) >= cfg_.flap_threshold && flapping_.insert(key).second) {
-      const FabricModel::NodeRec* n = model_.find(key.first);
-      log_.warn(code::flapping, "port {}[{}] ({}) is flapping: {} state changes in {} s", key.first, key.second,
-                n ? n->description : "?", times.size(),
-                std::chrono::duration_cast<std::chrono::seconds>(cfg_.flap_window).count());
-    }
-  }
-  // Ports that calmed down may be reported again later.
-  for (auto it = flapping_.begin(); it != flapping_.end();) {
-    auto& times = flaps_[*it];
-    while (!times.empty() && times.front() < t - cfg_.flap_window) times.pop_front();
-    if (times.empty()) {
-      flaps_.erase(*it);
-      it = flapping_.erase(it);
-    } else {
-      ++it;
-    }
+  for (const FlapDetector::Flap& f : flaps_.note(changes, now())) {
+    const NodeRec* n = model_.find(f.node);
+    log_.warn(code::flapping, "port {}[{}] ({}) is flapping: {} state changes in {} s", f.node, f.port,
+              n ? n->description : "?", f.changes,
+              std::chrono::duration_cast<std::chrono::seconds>(flaps_.window()).count());
   }
 }
 
 void SubnetManager::start_light_sweep() {
   std::vector<std::pair<Guid, DrPath>> switches;
-  for (NodeId id : topo_.switches()) switches.emplace_back(topo_.node(id).guid, topo_.node(id).path);
+  for (NodeId id : topo_->switches()) switches.emplace_back(topo_->node(id).guid, topo_->node(id).path);
   light_ = std::make_unique<LightSweep>(client_);
   light_->start(switches, [this] {
     const LightSweep::Result r = light_->result();
     light_.reset();
-    next_light_ = now() + cfg_.sweep_interval;
-    log_.debug(code::light_sweep, "light sweep: {} switches, {} changed, {} silent", r.smps, r.changed.size(), r.silent.size());
+    pending_.light_done(now());
+    log_.debug(code::light_sweep, "light sweep: {} switches, {} changed, {} silent", r.smps, r.changed.size(),
+               r.silent.size());
     if (!r.silent.empty()) {  // gone, or its route is: only a full walk can tell
       request_sweep(fmt::format("light sweep: {} switch(es) did not answer", r.silent.size()));
       return;
@@ -399,11 +352,11 @@ void SubnetManager::on_trap(const mad::Packet& p, const mad::Smp& trap) {
       request_sweep(fmt::format("trap 128 from unknown LID {}", notice->issuer_lid));
     else
       mark_dirty(sw, fmt::format("trap 128 from LID {}", notice->issuer_lid));
-  } else if (notice->is_trap(mad::trap::local_changes)) {
+  } else if (notice->is_trap(mad::trap::local_changes) && topo_) {
     // A port's capabilities changed (an SM came, went or changed priority): nothing to
     // re-route; the HA agent reads that SM's SMInfo.
     const auto t144 = notice->trap144();
-    const Guid port = ha_host_.port_by_lid(topo_, t144 ? t144->lid : notice->issuer_lid);
+    const Guid port = ha_host_.port_by_lid(*topo_, t144 ? t144->lid : notice->issuer_lid);
     log_.debug(code::trap_144, "trap 144 from LID {} (port {})", notice->issuer_lid, port);
     if (!port.is_zero()) ha_.sm_port_changed(port);
   }
@@ -433,16 +386,13 @@ void SubnetManager::on_tick() {
   ha_.on_tick();
   if (sweeping_ || light_) return;
   // Joins and leaves since the last pass: one pass for the whole batch.
-  if (mc_ && master_ && up_ && mc_->wants_programming()) mc_->program(topo_, model_, client_, false, nullptr);
-  const mad::Nanos t = now();
-  if (retry_at_ && t >= *retry_at_) {
-    heavy_sweep("retry after a failed sweep");
-  } else if (!master_) {
-    return;
-  } else if (!dirty_.empty() && react_at_ && t >= *react_at_) {
-    incremental_sweep();
-  } else if (up_ && cfg_.sweep_interval.count() > 0 && t >= next_light_) {
-    start_light_sweep();
+  if (mc_ && master_ && up_ && topo_ && mc_->wants_programming()) mc_->program(*topo_, model_, client_, false, nullptr);
+  PendingSweeps::Next next = pending_.on_tick(now(), master_, up_);
+  switch (next.kind) {
+    case PendingSweeps::Next::Kind::heavy: heavy_sweep(std::move(next.why)); break;
+    case PendingSweeps::Next::Kind::incremental: incremental_sweep(std::move(next)); break;
+    case PendingSweeps::Next::Kind::light: start_light_sweep(); break;
+    case PendingSweeps::Next::Kind::none: break;
   }
 }
 
@@ -454,9 +404,7 @@ std::optional<mad::Nanos> SubnetManager::next_deadline() const {
   consider(ha_.next_deadline());
   if (!sweeping_ && !light_) {
     if (mc_ && master_ && up_ && mc_->wants_programming()) consider(now());
-    consider(retry_at_);
-    if (master_ && !dirty_.empty()) consider(react_at_);
-    if (master_ && up_ && cfg_.sweep_interval.count() > 0) consider(next_light_);
+    consider(pending_.next_deadline(master_, up_));
   }
   return d;
 }

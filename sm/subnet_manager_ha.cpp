@@ -3,14 +3,12 @@
 // master configures; a standby's walks end after discovery.
 #include "sm/subnet_manager.h"
 
-#include "sm/multicast/multicast.h"
 
 namespace sm {
 
 void SubnetManager::ha_discover() {
   if (sweeping_) {  // the walk after this one elects
-    heavy_wanted_ = true;
-    heavy_why_ = "election";
+    pending_.want_heavy("election");
     return;
   }
   heavy_sweep(sweeps_ == 0 ? "start" : "election");
@@ -36,10 +34,7 @@ void SubnetManager::ha_stand_by() {
   if (master_) log_.info(code::standing_by, "another SM configures the subnet: standing by");
   master_ = false;
   up_ = false;
-  heavy_wanted_ = false;
-  dirty_.clear();
-  react_at_.reset();
-  retry_at_.reset();
+  pending_.clear();
   // Another SM writes the tables from now on: what this one wrote is no longer known (the
   // programmer may still be finishing a pass: forget after it).
   if (programmer_) forget_tables_ = true;
@@ -56,7 +51,7 @@ void SubnetManager::ha_stand_by() {
 // goes on) or standby (it ends here); a master's walks only tell it who is around.
 void SubnetManager::elect() {
   gated_ = true;
-  ha_.discovered(port_guid_, ha_host_.sm_ports(topo_, model_), true);
+  ha_.discovered(port_guid_, ha_host_.sm_ports(*topo_, model_), true);
   if (!gated_) return;  // decided at once
   if (master_) {
     gated_ = false;
@@ -73,20 +68,21 @@ void SubnetManager::elect() {
 void SubnetManager::finish_walk(std::string why) {
   report_.up = false;
   report_.failure = std::move(why);
-  report_.total = since(sweep_wall_ns_, sweep_fabric_);
+  report_.total = clock_.sweep();
   const auto& st = tx_.stats();
   report_.smps_sent = st.sent - mads_at_start_.sent;
   sweeping_ = false;
   phase_ = "idle";
   log_.info(code::walked, "sweep {}: walked {} switches, {} CAs: {}", sweeps_, report_.switches, report_.cas,
             report_.failure);
-  if (on_sweep_done) on_sweep_done(report_);
+  publish();
+  if (on_sweep_done) on_sweep_done(published_);
   start_next_if_wanted();
 }
 
 // The first walk's first answer is the SM's own port: from then on SMInfo answers carry its GUID.
 void SubnetManager::learn_own_guid() {
-  const FabricModel::NodeRec* n = model_.find(model_.sm_node());
+  const NodeRec* n = model_.find(model_.sm_node());
   if (!n || model_.sm_port() >= n->ports.size() || n->ports[model_.sm_port()].guid.is_zero()) return;
   port_guid_ = n->ports[model_.sm_port()].guid;
   ha_.set_self(port_guid_);

@@ -54,9 +54,10 @@ MftPlan plan_mfts(const Topology& topo, const FabricModel& model, const Registry
   for (NodeId sw : topo.switches()) {
     const Node& n = topo.node(sw);
     present.insert(n.guid);
-    if (fresh && n.sw.lft_top == 0) memory[n.guid] = {};  // new or rebooted: its MFT is empty
-    auto mem = memory.find(n.guid);
-    const bool known = mem != memory.end();
+    if (fresh && n.sw.lft_top == 0 && !(memory.find(n.guid) && memory.find(n.guid)->blocks.empty()))
+      memory.put(n.guid, {});  // new or rebooted: its MFT is empty
+    const MftSwitchMemory* mem = memory.find(n.guid);
+    const bool known = mem != nullptr;
     const auto& entries = want[sw];
     const uint32_t positions = positions_of(n);
     const uint32_t cap_blocks = (static_cast<uint32_t>(n.sw.mft_cap) + 31) / 32;
@@ -65,7 +66,7 @@ MftPlan plan_mfts(const Topology& topo, const FabricModel& model, const Registry
     std::set<uint32_t> blocks;
     for (const auto& [offset, mask] : entries) blocks.insert(offset / 32u);
     if (known)
-      for (const auto& [key, masks] : mem->second.blocks) blocks.insert(key >> 4);
+      for (const auto& [key, masks] : mem->blocks) blocks.insert(key >> 4);
     else
       for (uint32_t b = 0; b < std::min(blocks_in_use, cap_blocks); ++b) blocks.insert(b);
     for (uint32_t b : blocks) {
@@ -77,15 +78,15 @@ MftPlan plan_mfts(const Topology& topo, const FabricModel& model, const Registry
           m[i] = static_cast<uint16_t>(((it->second >> (16 * pos)) & PortMask(0xFFFF)).to_ulong());
         }
         if (known) {
-          auto held = mem->second.blocks.find(key_of(b, pos));
+          auto held = mem->blocks.find(key_of(b, pos));
           const MftBlock zero{};
-          if ((held == mem->second.blocks.end() ? zero : held->second) == m) continue;
+          if ((held == mem->blocks.end() ? zero : held->second) == m) continue;
         }
         plan.writes.push_back(MftPlan::Write{n.guid, n.path, key_of(b, pos), m});
       }
     }
     // MulticastFDBTop, where port 0 says the switch has it.
-    const FabricModel::NodeRec* rec = model.find(n.guid);
+    const NodeRec* rec = model.find(n.guid);
     if (rec && !rec->ports.empty() && rec->ports[0].have_info &&
         rec->ports[0].info.has_cap(mad::port_cap::is_multicast_fdb_top_supported)) {
       const uint16_t top = entries.empty() ? uint16_t{kMlidFirst - 1}
@@ -98,60 +99,64 @@ MftPlan plan_mfts(const Topology& topo, const FabricModel& model, const Registry
       }
     }
   }
-  for (auto it = memory.begin(); it != memory.end();)
-    it = present.count(it->first) ? std::next(it) : memory.erase(it);
+  memory.erase_if([&](Guid g, const MftSwitchMemory&) { return !present.count(g); });
   return plan;
 }
 
 void MftWriter::start(MftPlan plan, std::function<void(const MftStats&)> done) {
-  stats_ = plan.stats;
+  plan_ = std::move(plan);
+  stats_ = plan_.stats;
   done_ = std::move(done);
-  ++pending_;  // held until everything is submitted
-  for (MftPlan::Write& w : plan.writes) {
-    mad::MulticastForwardingTable t;
-    t.port_masks = w.masks;
-    const uint32_t mod = mad::mft_attr_mod(static_cast<uint16_t>(w.key >> 4), static_cast<uint8_t>(w.key & 0xF));
-    ++pending_;
-    client_.set(w.path, mad::attr::multicast_fwd_table, mod, mad::encode_attr(t),
-                [this, guid = w.guid, key = w.key, masks = w.masks](mad::Result<mad::Smp> r) {
-                  if (r) {
-                    ++stats_.blocks_written;
-                    const MftBlock zero{};
-                    auto& held = memory_[guid].blocks;
-                    if (masks == zero) held.erase(key);
-                    else held[key] = masks;
-                  } else {
-                    ++stats_.failures;
-                    memory_.erase(guid);  // unknown now: the next plan writes it all
-                    log_.error(code::mft_block_failed, "multicast: MFT block {} position {} on {}: {}", key >> 4, key & 0xF, guid,
-                               r.error().message);
-                  }
-                  end();
-                });
-  }
-  for (MftPlan::TopSet& s : plan.tops) {
-    ++pending_;
-    client_.set(s.path, mad::attr::switch_info, 0, mad::encode_attr(s.si),
-                [this, guid = s.guid](mad::Result<mad::Smp> r) {
-                  if (r) {
-                    ++stats_.top_sets;
-                    if (auto si = mad::decode_attr<mad::SwitchInfo>(*r))
-                      if (auto* n = model_.find(guid)) n->sw = *si;
-                  } else {
-                    ++stats_.failures;
-                    log_.error(code::mft_top_failed, "multicast: SwitchInfo (MulticastFDBTop) on {}: {}", guid, r.error().message);
-                  }
-                  end();
-                });
-  }
-  end();
+  const size_t writes = plan_.writes.size();
+  sender_.run(
+      writes + plan_.tops.size(),
+      [this, writes](size_t i) {
+        if (i < writes) write(plan_.writes[i]);
+        else set_top(plan_.tops[i - writes]);
+      },
+      [this] {
+        auto d = std::move(done_);
+        done_ = nullptr;
+        if (d) d(stats_);
+      });
 }
 
-void MftWriter::end() {
-  if (--pending_ != 0) return;
-  auto d = std::move(done_);
-  done_ = nullptr;
-  if (d) d(stats_);
+void MftWriter::write(const MftPlan::Write& w) {
+  mad::MulticastForwardingTable t;
+  t.port_masks = w.masks;
+  const uint32_t mod = mad::mft_attr_mod(static_cast<uint16_t>(w.key >> 4), static_cast<uint8_t>(w.key & 0xF));
+  sender_.begin();
+  client_.set(w.path, mad::attr::multicast_fwd_table, mod, mad::encode_attr(t),
+              [this, guid = w.guid, key = w.key, masks = w.masks](mad::Result<mad::Smp> r) {
+                if (r) {
+                  ++stats_.blocks_written;
+                  const MftBlock zero{};
+                  auto& held = memory_.edit_or_add(guid).blocks;
+                  if (masks == zero) held.erase(key);
+                  else held[key] = masks;
+                } else {
+                  ++stats_.failures;
+                  memory_.erase(guid);  // unknown now: the next plan writes it all
+                  log_.error(code::mft_block_failed, "multicast: MFT block {} position {} on {}: {}", key >> 4,
+                             key & 0xF, guid, r.error().message);
+                }
+                sender_.end();
+              });
+}
+
+void MftWriter::set_top(const MftPlan::TopSet& s) {
+  sender_.begin();
+  client_.set(s.path, mad::attr::switch_info, 0, mad::encode_attr(s.si), [this, guid = s.guid](mad::Result<mad::Smp> r) {
+    if (r) {
+      ++stats_.top_sets;
+      if (auto si = mad::decode_attr<mad::SwitchInfo>(*r))
+        if (auto* n = model_.edit(guid)) n->sw = *si;
+    } else {
+      ++stats_.failures;
+      log_.error(code::mft_top_failed, "multicast: SwitchInfo (MulticastFDBTop) on {}: {}", guid, r.error().message);
+    }
+    sender_.end();
+  });
 }
 
 }  // namespace sm::multicast

@@ -17,19 +17,14 @@
 
 #include "sm/fabric_model.h"
 #include "sm/log.h"
+#include "sm/memory.h"
 #include "sm/multicast/groups.h"
 #include "sm/multicast/tree.h"
+#include "sm/program/sender.h"
 #include "sm/smp_client.h"
 #include "sm/types.h"
 
 namespace sm::multicast {
-
-using MftBlock = std::array<uint16_t, 32>;  // masks of 32 MLIDs at one position
-
-struct MftSwitchMemory {
-  std::map<uint32_t, MftBlock> blocks;  // (block << 4 | position) -> as written; absent: zeros
-};
-using MftMemory = std::unordered_map<Guid, MftSwitchMemory>;
 
 struct MftStats {
   size_t groups = 0;             // groups with a tree
@@ -67,23 +62,25 @@ struct MftPlan {
 MftPlan plan_mfts(const Topology& topo, const FabricModel& model, const Registry& groups, MftMemory& memory,
                   TreeCache& trees, bool fresh, Logger& log);
 
-// Sends a plan; `memory` and `model` learn what was written as answers come. `done` runs
-// when every SMP has been answered or given up.
+// Sends a plan through the shared windowed sender; `memory` and `model` learn what was
+// written as answers come. `done` runs when every SMP has been answered or given up.
 class MftWriter {
  public:
   MftWriter(SmpClient& client, Logger& log, MftMemory& memory, FabricModel& model)
-      : client_(client), log_(log), memory_(memory), model_(model) {}
+      : client_(client), log_(log), memory_(memory), model_(model), sender_(client.transactions()) {}
   void start(MftPlan plan, std::function<void(const MftStats&)> done);
-  bool busy() const { return pending_ != 0; }
+  bool busy() const { return sender_.busy(); }
 
  private:
-  void end();
+  void write(const MftPlan::Write& w);
+  void set_top(const MftPlan::TopSet& s);
   SmpClient& client_;
   Logger& log_;
   MftMemory& memory_;
   FabricModel& model_;
+  Sender sender_;
+  MftPlan plan_;
   MftStats stats_;
-  size_t pending_ = 0;
   std::function<void(const MftStats&)> done_;
 };
 

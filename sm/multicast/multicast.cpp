@@ -94,7 +94,7 @@ size_t Multicast::drop_absent_members(const Topology& topo) {
 }
 
 void Multicast::program(const Topology& topo, FabricModel& model, SmpClient& client, bool after_sweep,
-                        std::function<void(const MftStats&)> done) {
+                        std::function<void(const Outcome&)> done) {
   ensure_partition_groups();
   if (after_sweep) drop_absent_members(topo);
   planned_version_ = groups_.version();
@@ -108,14 +108,14 @@ void Multicast::program(const Topology& topo, FabricModel& model, SmpClient& cli
   run(std::move(plan), std::move(done));
 }
 
-void Multicast::run(MftPlan plan, std::function<void(const MftStats&)> done) {
+void Multicast::run(MftPlan plan, std::function<void(const Outcome&)> done) {
   writer_->start(std::move(plan), [this, done = std::move(done)](const MftStats& s) {
     last_ = s;
     log_.info_if(s.blocks_written || s.failures, code::multicast_programmed,
              "multicast: {} group(s) on {} switch table(s), {} MFT block(s) written, {} MulticastFDBTop set(s), "
              "{} failure(s), {} member(s) not in the subnet",
              s.groups, s.tree_switches, s.blocks_written, s.top_sets, s.failures, s.members_missing);
-    if (done) done(s);
+    if (done) done(Outcome{s.blocks_written, s.failures});
     if (!queued_.empty() && !writer_->busy()) {
       auto next = std::move(queued_.front());
       queued_.pop_front();

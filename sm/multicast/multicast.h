@@ -1,9 +1,9 @@
 // Multicast for the SM: the group registry (groups.h), its SA face (MCMemberRecord,
 // mcmember.h), the IPoIB broadcast group of every partition with ipoib set, and the MFTs
-// (tree.h, mft.h). The SubnetManager programs the MFTs after the LFTs of each sweep (the
-// topology may have changed) and, between sweeps, at the next tick after joins or leaves
-// changed a group, so a burst of joins costs one pass. The owner (daemon, tests) keeps it
-// alive as long as the SM and the SA server that borrow it.
+// (tree.h, mft.h). The SubnetManager programs the MFTs through sm::MulticastTables after the
+// LFTs of each sweep (the topology may have changed) and, between sweeps, at the next tick
+// after joins or leaves changed a group, so a burst of joins costs one pass. The owner (the
+// service stack, tests) keeps it alive as long as the SM and the SA server that borrow it.
 #pragma once
 
 #include <deque>
@@ -17,6 +17,7 @@
 #include "sm/multicast/groups.h"
 #include "sm/multicast/mcmember.h"
 #include "sm/multicast/mft.h"
+#include "sm/multicast_tables.h"
 #include "sm/partitions/partitions.h"
 #include "sm/smp_client.h"
 #include "sm/types.h"
@@ -28,7 +29,7 @@ struct MulticastConfig {
   PartitionSet partitions = PartitionSet::defaults();
 };
 
-class Multicast {
+class Multicast final : public MulticastTables {
  public:
   Multicast(Logger& log, MulticastConfig cfg = {});
 
@@ -51,18 +52,15 @@ class Multicast {
   // they had sent a leave; a group left with no full member goes unless kept). Returns how
   // many memberships ended.
   size_t drop_absent_members(const Topology& topo);
-  // Whether groups changed since the MFTs were last planned.
-  bool wants_programming() const { return planned_version_ != groups_.version(); }
-  bool busy() const { return writer_ && writer_->busy(); }
-  // Plans every switch's MFT and writes the blocks that differ; `done` (may be empty) runs
-  // when the answers are in. While a pass runs, the next waits for it. `after_sweep`: the
+  // sm::MulticastTables. While a pass runs, the next waits for it. `after_sweep`: the
   // topology was just read (a switch that reads LinearFDBTop 0 was reset: it holds nothing).
+  bool wants_programming() const override { return planned_version_ != groups_.version(); }
   void program(const Topology& topo, FabricModel& model, SmpClient& client, bool after_sweep,
-               std::function<void(const MftStats&)> done);
-  // The SM's topology is a new one (a sweep read the fabric): no tree of the old one is used.
-  void topology_changed() { trees_.clear(); }
-  // What switches hold is no longer known (this SM stood by; another may have written).
-  void forget_tables() { memory_.clear(); }
+               std::function<void(const Outcome&)> done) override;
+  void topology_changed() override { trees_.clear(); }
+  void forget_tables() override { memory_.clear(); }
+  std::shared_ptr<const MftSwitchMemory> memory_of(Guid sw) const override { return memory_.share(sw); }
+  bool busy() const { return writer_ && writer_->busy(); }
   const MftMemory& memory() const { return memory_; }
   const MftStats& last_stats() const { return last_; }
 
@@ -70,7 +68,7 @@ class Multicast {
   std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> take_store_changes();
 
  private:
-  void run(MftPlan plan, std::function<void(const MftStats&)> done);
+  void run(MftPlan plan, std::function<void(const Outcome&)> done);
 
   Logger& log_;
   MulticastConfig cfg_;
@@ -79,7 +77,7 @@ class Multicast {
   MftMemory memory_;
   TreeCache trees_;
   std::unique_ptr<MftWriter> writer_;
-  std::deque<std::pair<MftPlan, std::function<void(const MftStats&)>>> queued_;
+  std::deque<std::pair<MftPlan, std::function<void(const Outcome&)>>> queued_;
   uint64_t planned_version_ = UINT64_MAX;
   MftStats last_;
 };

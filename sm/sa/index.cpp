@@ -20,11 +20,14 @@ void Index::Records::add(Lid lid, std::span<const uint8_t> rec) {
   bytes.insert(bytes.end(), rec.begin(), rec.end());
 }
 
-Index Index::build(const Topology& topo, const FabricModel& model, const routing::RoutingTables& tables,
-                   const mad::SmInfo& sm_info, uint8_t packet_life) {
+Index Index::of(std::shared_ptr<const Subnet> subnet, uint8_t packet_life) {
   Index ix;
+  ix.subnet_ = std::move(subnet);
+  const Subnet& sn = *ix.subnet_;
+  const Topology& topo = *sn.topology;
+  static const routing::RoutingTables kNoTables;
   ix.topo_ = &topo;
-  ix.tables_ = &tables;
+  ix.tables_ = sn.tables ? sn.tables.get() : &kNoTables;
   ix.packet_life_ = packet_life;
   ix.node_records_.size = mad::NodeRecord::kSize;
   ix.port_records_.size = mad::PortInfoRecord::kSize;
@@ -37,7 +40,7 @@ Index Index::build(const Topology& topo, const FabricModel& model, const routing
   };
   for (NodeId id = 0; id < topo.node_count(); ++id) {
     const Node& n = topo.node(id);
-    const FabricModel::NodeRec* rec = model.find(n.guid);
+    const NodeRec* rec = sn.node(id);
     for (const Port& p : topo.ports(id)) {
       const bool endport = n.is_switch() ? p.num.value() == 0 : p.num.value() != 0;
       if (!endport || p.lid.value() == 0) continue;
@@ -57,7 +60,7 @@ Index Index::build(const Topology& topo, const FabricModel& model, const routing
     if (!rec) continue;
     const Lid switch_lid = n.is_switch() ? topo.port(id, PortNum(0)).lid : Lid();
     for (size_t k = 0; k < rec->ports.size(); ++k) {
-      const FabricModel::PortRec& pr = rec->ports[k];
+      const PortRec& pr = rec->ports[k];
       if (!pr.have_info || (!n.is_switch() && k == 0)) continue;
       mad::PortInfoRecord r;
       r.endport_lid = n.is_switch() ? switch_lid : pr.info.lid;
@@ -70,10 +73,11 @@ Index Index::build(const Topology& topo, const FabricModel& model, const routing
   }
   mad::SmInfoRecord smr;
   smr.lid = topo.port(topo.sm_node(), topo.sm_port()).lid;
-  smr.info = sm_info;
+  smr.info = sn.sm.info;
   smr.info.sm_key = 0;  // never handed out
   put(ix.sm_info_records_, smr.lid, smr);
-  ix.build_fabric_records(topo, model);
+  ix.build_fabric_records();
+  ix.add_pkey_tables();
   return ix;
 }
 

@@ -1,10 +1,12 @@
-// What the SA answers from: an index of the subnet built once at the end of each sweep that
-// configured it (never a fabric walk per query). Node and PortInfo records for every end port
-// (CA ports, switch port 0), lookups by LID and by port GUID, and PathRecords computed by
-// walking the programmed LFTs from source to destination (MTU and rate are the smallest on the
-// way). Records are kept encoded, so a query is a filter over bytes; the ones keyed by LID are
-// reached directly. SwitchInfo, Link and GUIDInfo records come from the same snapshot,
-// LFTRecords from the tables the SM programmed (index_records.cpp).
+// What the SA answers from: an index of the subnet a sweep that configured it published
+// (sm/subnet.h), built once per such sweep (never a fabric walk per query). Node and PortInfo
+// records for every end port (CA ports, switch port 0), lookups by LID and by port GUID, and
+// PathRecords computed by walking the programmed LFTs from source to destination (MTU and rate
+// are the smallest on the way). Records are kept encoded, so a query is a filter over bytes;
+// the ones keyed by LID are reached directly. SwitchInfo, Link and GUIDInfo records come from
+// the same subnet, LFTRecords from the tables it programmed (index_records.cpp), P_KeyTable
+// records from its P_Key tables (pkey_records.cpp). The index keeps the subnet it was built
+// from (immutable), so its paths walk exactly those tables.
 #pragma once
 
 #include <optional>
@@ -14,14 +16,7 @@
 
 #include "mad/sa_path_record.h"
 #include "mad/sa_records.h"
-#include "routing/tables.h"
-#include "sm/fabric_model.h"
-#include "sm/partitions/pkey_programmer.h"
-#include "sm/types.h"
-
-namespace sm {
-class SubnetManager;
-}
+#include "sm/subnet.h"
 
 namespace sm::sa {
 
@@ -41,12 +36,9 @@ struct PathInfo {
 class Index {
  public:
   Index() = default;
-  // `sm_info`: this SM's SMInfo as it answers it (for SMInfoRecord); `packet_life`: the
+  // The index of a subnet that a sweep configured (subnet->configured()). `packet_life`: the
   // SwitchInfo LifeTimeValue programmed (PacketLifeTime grows from it with the hops).
-  static Index build(const Topology& topo, const FabricModel& model, const routing::RoutingTables& tables,
-                     const mad::SmInfo& sm_info, uint8_t packet_life);
-  // What the SM's last sweep configured, P_Key tables included: what the SA answers from.
-  static Index of(const SubnetManager& sm, uint8_t packet_life);
+  static Index of(std::shared_ptr<const Subnet> subnet, uint8_t packet_life);
 
   bool empty() const { return endports_.empty(); }
   const std::vector<Endport>& endports() const { return endports_; }
@@ -75,10 +67,10 @@ class Index {
   const LftSwitch* lft_switch(Lid lid) const;
   uint16_t lft_blocks() const;  // blocks per switch: 0 .. max LID / 64
   mad::LftRecord lft_record(const LftSwitch& sw, uint16_t block) const;
-  const Records& pkey_records() const { return pkey_records_; }  // from of(); empty from build()
+  const Records& pkey_records() const { return pkey_records_; }
   // The end port's P_Keys as sm/partitions/pkey_match.h matches them. A port whose table is
-  // not known (an index from build(), or the SM never read or wrote it) holds the default
-  // partition as a full member, as every port does before an SM programs it.
+  // not known (the SM never read or wrote it) holds the default partition as a full member,
+  // as every port does before an SM programs it.
   std::span<const uint16_t> pkeys(const Endport& e) const;
   const Endport* by_lid(Lid lid) const;
   const Endport* by_guid(Guid port_guid) const;
@@ -89,9 +81,11 @@ class Index {
  private:
   // P_KeyTableRecords: every block of every end port's and switch port's P_Key table this SM
   // knows (sm/sa/pkey_records.cpp), and each end port's P_Keys from them.
-  void add_pkey_tables(const PKeyMemory& memory);
-  const Topology* topo_ = nullptr;  // the SM keeps both alive until the next index
-  const routing::RoutingTables* tables_ = nullptr;
+  void add_pkey_tables();
+  void add_pkey_records(Lid lid, PortNum port, const std::vector<uint16_t>& table, std::vector<uint8_t>& buf);
+  std::shared_ptr<const Subnet> subnet_;
+  const Topology* topo_ = nullptr;                  // the subnet's, kept alive by subnet_
+  const routing::RoutingTables* tables_ = nullptr;  // likewise
   std::vector<Endport> endports_;
   std::unordered_map<uint16_t, size_t> by_lid_;
   std::unordered_map<Guid, size_t> by_guid_;
@@ -100,7 +94,7 @@ class Index {
   std::vector<std::optional<std::vector<uint16_t>>> endport_pkeys_;  // by endport; nullopt: unknown
   std::vector<LftSwitch> lft_switches_;
   // SwitchInfo, Link, GUIDInfo records and the LFT switch list (index_records.cpp).
-  void build_fabric_records(const Topology& topo, const FabricModel& model);
+  void build_fabric_records();
   uint8_t packet_life_ = 18;
 };
 

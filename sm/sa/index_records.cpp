@@ -17,7 +17,8 @@ Lid record_lid(const Topology& topo, NodeId node, const Port& p) {
 
 }  // namespace
 
-void Index::build_fabric_records(const Topology& topo, const FabricModel& model) {
+void Index::build_fabric_records() {
+  const Topology& topo = *topo_;
   switch_info_records_.size = mad::SwitchInfoRecord::kSize;
   link_records_.size = mad::LinkRecord::kSize;
   guid_info_records_.size = mad::GuidInfoRecord::kSize;
@@ -38,7 +39,7 @@ void Index::build_fabric_records(const Topology& topo, const FabricModel& model)
     const Node& n = topo.node(id);
     if (n.is_switch()) {
       const Lid lid = topo.port(id, PortNum(0)).lid;
-      const FabricModel::NodeRec* rec = model.find(n.guid);
+      const NodeRec* rec = subnet_->node(id);
       if (lid.value() != 0 && rec) {
         mad::SwitchInfoRecord r;
         r.lid = lid;

@@ -101,6 +101,13 @@ void Reporter::on_report_resp(const mad::Packet& p) {
   ++stats_.acknowledged;
 }
 
+std::optional<mad::Nanos> Reporter::next_deadline() const {
+  std::optional<mad::Nanos> d;
+  for (const auto& [tid, pd] : pending_)
+    if (!d || pd.due < *d) d = pd.due;
+  return d;
+}
+
 void Reporter::on_tick() {
   const mad::Nanos now = transport_.clock().now();
   for (auto it = pending_.begin(); it != pending_.end();) {

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "mad/notice.h"
 #include "mad/transport.h"
@@ -39,8 +40,9 @@ class Reporter {
   void on_notice(const mad::Notice& n);
   // A ReportResp (class 0x03, method 0x86): the Report with its TID is done.
   void on_report_resp(const mad::Packet& p);
-  // Resends what is due; the daemon calls it with the SA's tick.
+  // Resends what is due; the service calls it with the SA's tick.
   void on_tick();
+  std::optional<mad::Nanos> next_deadline() const;
 
   const ReporterStats& stats() const { return stats_; }
   size_t pending() const { return pending_.size(); }

@@ -45,6 +45,14 @@ void Server::on_mad(const mad::Packet& p) {
   ++queued_;
 }
 
+std::optional<mad::Nanos> Server::next_deadline(bool ready) const {
+  std::optional<mad::Nanos> d;
+  if (ready && index_ && queued_ > 0) d = transport_.clock().now();
+  for (const auto& [key, tr] : transfers_)
+    if (!d || tr.deadline < *d) d = tr.deadline;
+  return d;
+}
+
 void Server::on_tick(bool ready) {
   const mad::Nanos now = transport_.clock().now();
   for (auto it = transfers_.begin(); it != transfers_.end();) {

@@ -45,6 +45,7 @@ class Server {
 
   // A new index (after a sweep that configured the subnet), or none (not master: no answers).
   void set_index(std::shared_ptr<const Index> ix) { index_ = std::move(ix); }
+  const std::shared_ptr<const Index>& index() const { return index_; }
   // A handler for the attributes it claims (sm/sa/handler.h); it must outlive the server.
   void add_handler(Handler& h) { handlers_.push_back(&h); }
   // A class-0x03 MAD: a request (queued), or an RMPP ACK/STOP/ABORT for one of our answers.
@@ -52,6 +53,8 @@ class Server {
   // Answers queued requests when `ready` (no sweep running), resends RMPP segments due. The
   // daemon calls it after every batch of MADs and at least every 100 ms.
   void on_tick(bool ready);
+  // When on_tick next has something to do: queued requests (when `ready`), RMPP resends.
+  std::optional<mad::Nanos> next_deadline(bool ready) const;
   size_t queued() const { return queued_; }
   const ServerStats& stats() const { return stats_; }
 

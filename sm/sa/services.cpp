@@ -60,6 +60,13 @@ void Services::expire() {
   }
 }
 
+std::optional<mad::Nanos> Services::next_expiry() const {
+  std::optional<mad::Nanos> d;
+  for (const auto& [k, e] : records_)
+    if (e.expires && (!d || *e.expires < *d)) d = e.expires;
+  return d;
+}
+
 std::vector<uint8_t> Services::encode_live(const Entry& e) const {
   ServiceRecord r = e.rec;
   if (e.expires) {  // what is left, rounded up: a record still here has at least a second

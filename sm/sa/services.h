@@ -40,6 +40,8 @@ class Services final : public Handler {
 
   // Drops the records whose lease ran out (handle() does it too, before it answers).
   void expire();
+  // When the next lease runs out.
+  std::optional<mad::Nanos> next_expiry() const;
   // Records kept in the store; expired and malformed ones are skipped. Returns how many came back.
   // Replaces every record held by the stored ones (a start, or a takeover on a shared store).
   size_t load(const std::vector<store::SaObject>& objects);

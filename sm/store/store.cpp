@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <unordered_set>
 
-#include "sm/fabric_model.h"
 #include "sm/store/schema.h"
 
 namespace sm::store {
@@ -199,7 +198,7 @@ mad::Result<LftMemory> Store::load_lft_memory() {
       rh.add(m.block_hash[b]);
     }
     lft_rows_[q->u64(0)] = rh.h;
-    mem[Guid(q->u64(0))] = std::move(m);
+    mem.put(Guid(q->u64(0)), std::move(m));
   }
   return mem;
 }
@@ -265,15 +264,10 @@ mad::Result<size_t> Store::flush_events() {
   return n;
 }
 
-mad::Result<CommitStats> Store::commit(const SubnetManager& sm, int64_t now_ms) {
-  return commit_sweep(sm.last_sweep(), sm.topology(), sm.model(), sm.lids_map(), sm.lft_memory(), sm.tables(),
-                      now_ms);
-}
-
-mad::Result<CommitStats> Store::commit_sweep(const SweepReport& s, const Topology& topo, const FabricModel& model,
-                                             const LidMap& lids, const LftMemory& memory,
-                                             const routing::RoutingTables& tables, int64_t now_ms) {
+mad::Result<CommitStats> Store::commit(const Subnet& subnet, int64_t now_ms) {
   const auto t0 = std::chrono::steady_clock::now();
+  const SweepReport& s = subnet.sweep;
+  const Topology& topo = *subnet.topology;
   CommitStats cs;
   auto tx = Transaction::begin(db_);
   if (!tx) return std::unexpected(tx.error());
@@ -305,7 +299,7 @@ mad::Result<CommitStats> Store::commit_sweep(const SweepReport& s, const Topolog
       node_rows_[g] = h;
       ++cs.nodes;
     }
-    const FabricModel::NodeRec* rec = model.find(n.guid);
+    const NodeRec* rec = subnet.node(id);
     for (const Port& q : topo.ports(id)) {
       if (!n.is_switch() && q.num.value() == 0) continue;
       if (!rec || q.num.value() >= rec->ports.size() || !rec->ports[q.num.value()].have_info) continue;
@@ -343,7 +337,7 @@ mad::Result<CommitStats> Store::commit_sweep(const SweepReport& s, const Topolog
   }
   cs.links = (cable_ends + 1) / 2;  // each cable has two ends
   // The GUID -> LID map (entries are kept for absent ports: they come back to the same LID).
-  for (const auto& [g, e] : lids) {
+  for (const auto& [g, e] : *subnet.lids) {
     const uint64_t h = RowHash().add(e.lid.value()).add(e.lmc).h;
     if (auto it = lid_rows_.find(g.value()); it != lid_rows_.end() && it->second == h) continue;
     FSM_TRY(p.lid.bind(1, g.value()).bind(2, e.lid.value()).bind(3, e.lmc).bind(4, now_ms).run());
@@ -357,9 +351,10 @@ mad::Result<CommitStats> Store::commit_sweep(const SweepReport& s, const Topolog
   // Programmed LFTs: the entries routing asked for, and which blocks are known written.
   for (NodeId sw : topo.switches()) {
     const Guid g = topo.node(sw).guid;
-    auto m = memory.find(g);
-    if (m == memory.end() || !tables.has_table(sw)) continue;
-    const SwitchMemory& mem = m->second;
+    const SwitchMemory* held = subnet.lft(sw);
+    if (!held || !subnet.tables || !subnet.tables->has_table(sw)) continue;
+    const SwitchMemory& mem = *held;
+    const routing::RoutingTables& tables = *subnet.tables;
     RowHash rh;
     rh.add(mem.lid.value()).add(mem.top);
     for (uint64_t bh : mem.block_hash) rh.add(bh);

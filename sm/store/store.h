@@ -1,7 +1,8 @@
 // The one module that owns fabricsm's SQLite database (WAL mode, versioned schema). The SM
-// never writes on the hot path of a sweep: everything a sweep changed goes in one transaction
-// after it (commit_sweep), and only rows that differ from what this process last wrote.
-// A restart or a takeover reads the GUID -> LID map and the programmed LFTs back.
+// never writes on the hot path of a sweep: the subnet a sweep published goes in one
+// transaction after it (commit), and only rows that differ from what this process last wrote.
+// A restart or a takeover reads the GUID -> LID map and the programmed LFTs back. It reads the
+// published subnet (sm/subnet.h), never the SM.
 #pragma once
 
 #include <map>
@@ -11,12 +12,10 @@
 #include <vector>
 
 #include "mad/error.h"
-#include "routing/tables.h"
 #include "sm/lid_manager.h"
-#include "sm/programmer.h"
+#include "sm/memory.h"
 #include "sm/store/sqlite.h"
-#include "sm/subnet_manager.h"
-#include "sm/types.h"
+#include "sm/subnet.h"
 
 namespace sm::store {
 
@@ -79,19 +78,13 @@ class Store {
   mad::Result<LidMap> load_lids();
   mad::Result<LftMemory> load_lft_memory();
 
-  // One transaction: the sweep, the fabric as it is now (structure from `topo`, port
-  // attributes as last read or written, from `model`), the LIDs, the programmed tables and
-  // the buffered events.
-  mad::Result<CommitStats> commit_sweep(const SweepReport& sweep, const Topology& topo,
-                                        const FabricModel& model, const LidMap& lids,
-                                        const LftMemory& memory, const routing::RoutingTables& tables,
-                                        int64_t now_ms);
-  // The same, with everything taken from the SM.
-  mad::Result<CommitStats> commit(const SubnetManager& sm, int64_t now_ms);
+  // One transaction: the sweep, the fabric as it is now (structure from the topology, port
+  // attributes as last read or written), the LIDs, the programmed tables (those this sweep
+  // routed: a subnet that configured nothing keeps the last ones) and the buffered events.
+  mad::Result<CommitStats> commit(const Subnet& subnet, int64_t now_ms);
   // Events are buffered (logging must not write to disk) and go out with the next commit,
   // or with flush_events() when no sweep comes (a standby).
   void add_event(Event e) { events_.push_back(std::move(e)); }
-  size_t pending_events() const { return events_.size(); }
   // SM peers go out the same way (the latest record per GUID).
   void note_peer(const PeerRecord& p) { peers_[p.guid] = p; }
   // SA objects go out the same way (the latest state per kind and key; an empty record

@@ -1,4 +1,5 @@
-// Runs the real SubnetManager against a simulated fabric, for scenario tests.
+// Runs the real SubnetManager (the SM core alone; tests/service runs the whole stack) against a
+// simulated fabric, for scenario tests.
 #pragma once
 
 #include <memory>
@@ -9,7 +10,7 @@
 #include "sim/netfile.h"
 #include "sim/sim_transport.h"
 #include "sim/verifier.h"
-#include "sm/event_loop.h"
+#include "mad/reactor.h"
 #include "sm/subnet_manager.h"
 
 namespace smtest {
@@ -40,14 +41,21 @@ struct Run {
     log.set_sink([this](sm::Level, std::string_view l) { lines.emplace_back(l); });
     start(cfg);
   }
-  // A fresh SM process on the same fabric and port (a restart without a database).
-  void start(sm::SmConfig cfg) {
-    sm = std::make_unique<sm::SubnetManager>(*transport, cfg, log);
+  // A fresh SM process on the same fabric and port (a restart without a database, or with
+  // what a store kept).
+  void start(sm::SmConfig cfg, sm::Remembered remembered = {}) {
+    sm = std::make_unique<sm::SubnetManager>(*transport, cfg, log, std::move(remembered));
     sm->start();
   }
+  // What the last sweep published, and its topology.
+  const sm::Subnet& subnet() const {
+    REQUIRE(sm->subnet());
+    return *sm->subnet();
+  }
+  const fabric::Topology& topo() const { return *subnet().topology; }
   // Runs until the current sweep is over (or `max_sweeps` sweeps have run).
   bool until_idle(uint64_t max_sweeps = 10) {
-    auto r = sm::run_loop(*sm, *transport, [&] {
+    auto r = mad::run_loop(*sm, *transport, [&] {
       return !sm->sweeping() && (sm->subnet_up() || sm->sweeps() >= max_sweeps);
     });
     return r.has_value();
@@ -55,12 +63,12 @@ struct Run {
   // Runs the SM for a stretch of fabric time (it reacts to whatever traps arrive).
   bool run_for(mad::Nanos span) {
     const mad::Nanos end = transport->clock().now() + span;
-    auto r = sm::run_loop(*sm, *transport, [&] { return transport->clock().now() >= end && !sm->sweeping(); });
+    auto r = mad::run_loop(*sm, *transport, [&] { return transport->clock().now() >= end && !sm->sweeping(); });
     return r.has_value();
   }
   // Every sweep report from now on.
   std::vector<sm::SweepReport>& record() {
-    sm->on_sweep_done = [this](const sm::SweepReport& rep) { reports.push_back(rep); };
+    sm->on_sweep_done = [this](const std::shared_ptr<const sm::Subnet>& s) { reports.push_back(s->sweep); };
     return reports;
   }
   std::vector<sm::SweepReport> reports;

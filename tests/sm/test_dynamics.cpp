@@ -202,3 +202,22 @@ TEST_CASE("a new CA joining gets a LID without disturbing anyone else's") {
   for (const auto& [g, l] : before) CHECK(l != new_lid);
   check_routed(r);
 }
+
+// The LMC used to be taken by reconfigure (and logged as applied) while the LID manager kept
+// the one it started with: a heavy sweep followed and nothing changed. It is fixed for the
+// process's life now: another LMC asks for no sweep, and every port keeps its LIDs.
+TEST_CASE("reconfigure: another LMC is not taken (a restart is), nothing is swept for it") {
+  Run r(load("ft2-r8.net"));
+  REQUIRE(r.until_idle());
+  const auto lids = r.lids();
+  sm::SmConfig next = r.sm->config();
+  next.ports.lmc = 1;
+  CHECK_FALSE(r.sm->reconfigure(next));
+  CHECK(r.sm->config().ports.lmc == 0);
+  CHECK_FALSE(r.sm->sweeping());
+  REQUIRE(r.sweep_again());
+  CHECK(r.lids() == lids);
+  for (const auto& n : r.fabric->nodes())
+    for (const auto& p : n.ports)
+      if (!n.is_switch() && p.num != 0) CHECK(p.lmc == 0);
+}

@@ -72,8 +72,7 @@ TEST_CASE("valid LIDs are kept; a duplicate goes to the lower GUID, the other is
 
 TEST_CASE("the remembered owner of a LID wins a duplicate") {
   Topology t = star(2, {5, 5});
-  LidManager m;
-  m.load({{Guid(0x1003), LidEntry{Lid(5), 0}}});
+  LidManager m(0, {{Guid(0x1003), LidEntry{Lid(5), 0}}});
   auto a = m.assign(t);
   REQUIRE(a);
   CHECK(lid_of(*a, t, 0x1003) == 5);
@@ -82,8 +81,7 @@ TEST_CASE("the remembered owner of a LID wins a duplicate") {
 
 TEST_CASE("ports without a LID get their remembered one; absent GUIDs keep theirs reserved") {
   Topology t = star(2);
-  LidManager m;
-  m.load({{Guid(0x1003), LidEntry{Lid(40), 0}}, {Guid(0xDEAD), LidEntry{Lid(1), 0}}});
+  LidManager m(0, {{Guid(0x1003), LidEntry{Lid(40), 0}}, {Guid(0xDEAD), LidEntry{Lid(1), 0}}});
   auto a = m.assign(t);
   REQUIRE(a);
   CHECK(lid_of(*a, t, 0x1003) == 40);
@@ -94,8 +92,7 @@ TEST_CASE("ports without a LID get their remembered one; absent GUIDs keep their
 
 TEST_CASE("a port using a LID remembered for an absent port keeps it") {
   Topology t = star(1, {1});
-  LidManager m;
-  m.load({{Guid(0xDEAD), LidEntry{Lid(1), 0}}});
+  LidManager m(0, {{Guid(0xDEAD), LidEntry{Lid(1), 0}}});
   auto a = m.assign(t);
   REQUIRE(a);
   CHECK(lid_of(*a, t, 0x1001) == 1);
@@ -142,11 +139,29 @@ TEST_CASE("the LID space has 49,151 unicast LIDs and says so when it runs out") 
   for (const auto& l : partial.lids) CHECK(l.lid.value() + (1u << l.lmc) - 1 <= 0xBFFF);
 }
 
-TEST_CASE("reserved LIDs of absent ports are reclaimed only when nothing else is left") {
+TEST_CASE("the map is never changed in place: an assignment that changes nothing shares it") {
+  Topology t = star(2);
   LidManager m;
+  auto a = m.assign(t);
+  REQUIRE(a);
+  const auto first = m.shared_map();
+  const LidMap copy = *first;
+  // The same ports holding the LIDs they got: nothing changes, nothing is copied.
+  Topology held = t.with_lids(a->lids);
+  REQUIRE(m.assign(held));
+  CHECK(m.shared_map() == first);
+  // One port more: a new map, and the one published before is as it was.
+  Topology more = star(3);
+  REQUIRE(m.assign(more));
+  CHECK(m.shared_map() != first);
+  CHECK(*first == copy);
+  CHECK(m.map().size() == copy.size() + 1);
+}
+
+TEST_CASE("reserved LIDs of absent ports are reclaimed only when nothing else is left") {
   LidMap mem;
   for (uint16_t l = 1; l <= 0xBFFF - 2; ++l) mem.emplace(Guid(0x900000 + l), LidEntry{Lid(l), 0});
-  m.load(std::move(mem));
+  LidManager m(0, std::move(mem));
   Topology t = star(5);  // 6 ports, 2 free LIDs
   auto a = m.assign(t);
   REQUIRE(a);

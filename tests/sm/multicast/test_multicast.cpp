@@ -37,10 +37,10 @@ struct Fixture {
     reindex();
   }
   void reindex() {
-    index = std::make_shared<const sm::sa::Index>(sm::sa::Index::of(*run.sm, 18));
+    index = std::make_shared<const sm::sa::Index>(sm::sa::Index::of(run.sm->subnet(), 18));
   }
   mad::Gid gid_of(fabric::NodeId ca) const {
-    return mad::Gid(kPrefix, run.sm->topology().port(ca, mad::PortNum(1)).guid.value());
+    return mad::Gid(kPrefix, run.topo().port(ca, mad::PortNum(1)).guid.value());
   }
   // One SA request from `ca`'s port, as its IPoIB driver would send it; the answer.
   sm::sa::Answer ask(fabric::NodeId ca, uint8_t method, const M& rec, uint64_t mask) {
@@ -51,7 +51,7 @@ struct Fixture {
     m.comp_mask = mask;
     rec.encode(m.data);
     mad::MadAddress from;
-    from.lid = run.sm->topology().port(ca, mad::PortNum(1)).lid;
+    from.lid = run.topo().port(ca, mad::PortNum(1)).lid;
     sm::sa::Handler* h = &multicast.mcmember_handler();
     return sm::sa::answer_query(index.get(), std::span<sm::sa::Handler* const>(&h, 1), mad::encode_sa_mad(m), from,
                                 kPrefix);
@@ -129,8 +129,7 @@ void check_reaches(const Fixture& fx, const mc::Group& g) {
     if (js & (mad::join_state::full | mad::join_state::non)) receivers.insert(gid.interface_id());
   size_t sources = 0;
   for (const auto& [gid, js] : g.members) {
-    const sim::NodeIdx src = *f.find_guid(fx.run.sm->model().find(
-        fx.run.sm->topology().node(*fx.run.sm->topology().find_port(gid.guid())).guid)->info.node_guid);
+    const sim::NodeIdx src = *f.find_guid(fx.run.topo().node(*fx.run.topo().find_port(gid.guid())).guid);
     const Flood fl = flood(f, src, g.mlid);
     CHECK_FALSE(fl.loop);
     for (uint64_t r : receivers) {
@@ -148,7 +147,7 @@ void check_reaches(const Fixture& fx, const mc::Group& g) {
 // The switches' MFTs are exactly the trees: on-tree switches hold the tree's mask, every
 // other switch nothing for the MLID.
 void check_mfts_match(const Fixture& fx, const mc::Group& g) {
-  const auto& t = fx.run.sm->topology();
+  const auto& t = fx.run.topo();
   const mc::GroupTree tree = mc::build_tree(t, g);
   std::map<uint64_t, mc::PortMask> want;
   for (const auto& [sw, mask] : tree.switches) want[t.node(sw).guid.value()] = mask;
@@ -180,7 +179,7 @@ TEST_CASE("multicast: the IPoIB broadcast group after SUBNET UP; every CA joins;
   CHECK(bc->params.rate == 3);
 
   // `saquery -g`: GetTable, no components: the group, port GID 0, exact selectors.
-  const auto& t = fx.run.sm->topology();
+  const auto& t = fx.run.topo();
   const fabric::NodeId first = t.cas()[0];
   auto a = fx.ask(first, mad::sa_method::get_table, M{}, 0);
   REQUIRE(a.response.header.status == mad::status::ok);
@@ -237,7 +236,7 @@ TEST_CASE("multicast: the IPoIB broadcast group after SUBNET UP; every CA joins;
 
 TEST_CASE("multicast: a link failure and the re-sweep keep every member reached") {
   Fixture fx(smtest::load("ft2-r8.net"));
-  const auto& t = fx.run.sm->topology();
+  const auto& t = fx.run.topo();
   for (fabric::NodeId ca : t.cas()) REQUIRE(fx.join(ca, kBroadcast).response.header.status == mad::status::ok);
   REQUIRE(fx.run.run_for(50ms));
   const mc::Group* bc = fx.multicast.groups().find(kBroadcast);
@@ -260,7 +259,7 @@ TEST_CASE("multicast: a link failure and the re-sweep keep every member reached"
 
 TEST_CASE("multicast: a CA that leaves the fabric leaves its groups; a group it alone held goes") {
   Fixture fx(smtest::load("ft2-r8.net"));
-  const auto& t = fx.run.sm->topology();
+  const auto& t = fx.run.topo();
   const fabric::NodeId a = t.cas().back(), b = t.cas()[t.cas().size() - 2];  // neither is the SM's
   REQUIRE(a != t.sm_node());
   REQUIRE(b != t.sm_node());
@@ -284,7 +283,7 @@ TEST_CASE("multicast: a CA that leaves the fabric leaves its groups; a group it 
   REQUIRE(fx.run.fabric->remove_node(*fx.run.fabric->find_guid(a_guid)));
   REQUIRE(fx.run.run_for(2s));
   CHECK(fx.run.sm->subnet_up());
-  CHECK_FALSE(fx.run.sm->topology().find_port(a_gid.guid()));
+  CHECK_FALSE(fx.run.topo().find_port(a_gid.guid()));
   const mc::Group* bc = fx.multicast.groups().find(kBroadcast);
   REQUIRE(bc);  // kept: the partition's broadcast group
   CHECK_FALSE(bc->members.count(a_gid));
@@ -295,7 +294,7 @@ TEST_CASE("multicast: a CA that leaves the fabric leaves its groups; a group it 
 
 TEST_CASE("multicast: create with MGID 0, send-only members, and the IBA statuses of bad requests") {
   Fixture fx(*sim::make_fat_tree(2, 4));
-  const auto& t = fx.run.sm->topology();
+  const auto& t = fx.run.topo();
   const fabric::NodeId a = t.cas()[0], b = t.cas()[1], c = t.cas().back();
   M q;
   q.port_gid = fx.gid_of(a);

@@ -28,6 +28,13 @@ struct Port {
   mad::Gid gid;
 };
 
+// The subnet the run's last sweep published, as if no P_Key table were known.
+std::shared_ptr<const sm::Subnet> without_pkeys(const smtest::Run& run) {
+  auto s = std::make_shared<sm::Subnet>(run.subnet());
+  s->pkeys.clear();
+  return s;
+}
+
 // Six CAs (not the SM's): a, b limited in Default and full in 0x0002; c, d full in Default
 // and limited in 0x0003; e, f limited in Default and in 0x0004. Everyone else: Default full.
 struct Fixture {
@@ -56,7 +63,7 @@ struct Fixture {
     run = std::make_unique<smtest::Run>(*sim::make_fat_tree(2, 8), cfg);
     REQUIRE(run->until_idle());
     REQUIRE(run->sm->subnet_up());
-    ix = std::make_unique<sm::sa::Index>(sm::sa::Index::of(*run->sm, 18));
+    ix = std::make_unique<sm::sa::Index>(sm::sa::Index::of(run->sm->subnet(), 18));
     for (uint64_t guid : g) {
       const sm::sa::Endport* e = ix->by_guid(mad::Guid(guid));
       REQUIRE(e);
@@ -240,9 +247,7 @@ TEST_CASE("partitions: ServiceRecords are registered and seen only within the re
 
 TEST_CASE("partitions: an index without P_Key tables puts every port in Default, full") {
   Fixture fx;
-  sm::sa::Index bare = sm::sa::Index::build(fx.run->sm->topology(), fx.run->sm->model(), fx.run->sm->tables(),
-                                            fx.run->sm->ha_role().self_info(false), 18);
-  fx.ix = std::make_unique<sm::sa::Index>(std::move(bare));
+  fx.ix = std::make_unique<sm::sa::Index>(sm::sa::Index::of(without_pkeys(*fx.run), 18));
   CHECK(fx.pkey(fx.ca[4], fx.ca[5]) == 0xFFFF);
   CHECK_FALSE(fx.pkey(fx.ca[0], fx.ca[1], 0x0002));
 }
@@ -308,9 +313,7 @@ TEST_CASE("partitions: a port joins only the groups of its partitions") {
   e.pkey = 0x8004;
   CHECK(set(fx.ca[4], e, kCreate) == 0);
   // A port whose table is not known to the index is in Default only.
-  fx.ix = std::make_unique<sm::sa::Index>(sm::sa::Index::build(fx.run->sm->topology(), fx.run->sm->model(),
-                                                               fx.run->sm->tables(),
-                                                               fx.run->sm->ha_role().self_info(false), 18));
+  fx.ix = std::make_unique<sm::sa::Index>(sm::sa::Index::of(without_pkeys(*fx.run), 18));
   j.port_gid = fx.ca[3].gid;
   CHECK(set(fx.ca[3], j, kJoin) == mad::sa_status::req_invalid);
 }

@@ -191,7 +191,7 @@ TEST_CASE("partitions: the SA answers P_KeyTableRecord from what was programmed"
   cfg.partitions = parse(fmt::format("x=0x0042 : 0x{:016x}=limited ;", g));
   smtest::Run run(spec, cfg);
   REQUIRE(run.until_idle());
-  auto ix = sm::sa::Index::of(*run.sm, 18);
+  auto ix = sm::sa::Index::of(run.sm->subnet(), 18);
   const sim::SimPort& port = run.fabric->node(ca[2]).ports[1];
   auto ask = [&](uint8_t method, uint64_t mask, const mad::PKeyTableRecord& q) {
     mad::SaMad m;

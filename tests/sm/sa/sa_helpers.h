@@ -27,7 +27,7 @@ struct Fixture {
     rebuild();
   }
   void rebuild() {
-    index = std::make_shared<const sm::sa::Index>(sm::sa::Index::of(*run.sm, 18));
+    index = std::make_shared<const sm::sa::Index>(sm::sa::Index::of(run.sm->subnet(), 18));
   }
 };
 

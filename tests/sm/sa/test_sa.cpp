@@ -23,7 +23,7 @@ struct Fixture {
   Fixture() {
     REQUIRE(run.until_idle());
     REQUIRE(run.sm->subnet_up());
-    index = std::make_shared<const sm::sa::Index>(sm::sa::Index::of(*run.sm, 18));
+    index = std::make_shared<const sm::sa::Index>(sm::sa::Index::of(run.sm->subnet(), 18));
   }
 };
 
@@ -45,7 +45,7 @@ std::vector<mad::PathRecord> paths(const sm::sa::Answer& a) {
 
 TEST_CASE("SA: PathRecord for every CA pair, hop count as the simulated switches route it") {
   Fixture f;
-  const auto& t = f.run.sm->topology();
+  const auto& t = f.run.topo();
   size_t checked = 0;
   for (fabric::NodeId s : t.cas()) {
     for (fabric::NodeId d : t.cas()) {
@@ -81,7 +81,7 @@ TEST_CASE("SA: PathRecord for every CA pair, hop count as the simulated switches
 
 TEST_CASE("SA: PathRecord by GIDs, one end open, selectors, and what finds nothing") {
   Fixture f;
-  const auto& t = f.run.sm->topology();
+  const auto& t = f.run.topo();
   const fabric::Port& src = t.port(t.cas()[0], mad::PortNum(1));
   const fabric::Port& dst = t.port(t.cas()[5], mad::PortNum(1));
   mad::PathRecord q;
@@ -120,7 +120,7 @@ TEST_CASE("SA: PathRecord by GIDs, one end open, selectors, and what finds nothi
 
 TEST_CASE("SA: NodeRecord and PortInfoRecord by component mask; Get that matches many") {
   Fixture f;
-  const auto& t = f.run.sm->topology();
+  const auto& t = f.run.topo();
   const fabric::NodeId ca = t.cas()[3];
   mad::NodeRecord q;
   q.lid = t.port(ca, mad::PortNum(1)).lid;

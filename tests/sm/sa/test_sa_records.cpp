@@ -52,7 +52,7 @@ TEST_CASE("SA: SwitchInfoRecord per switch LID, as the switch holds its SwitchIn
   CHECK(a.payload.empty());
   // A CA's LID has no SwitchInfoRecord.
   mad::SwitchInfoRecord ca;
-  ca.lid = f.run.sm->topology().port(f.run.sm->topology().cas()[0], mad::PortNum(1)).lid;
+  ca.lid = f.run.topo().port(f.run.topo().cas()[0], mad::PortNum(1)).lid;
   a = ask(f.index.get(), {}, request(m::get, at::switch_info_record, 1, bytes(ca)));
   CHECK(a.response.header.status == mad::sa_status::no_records);
 }
@@ -76,7 +76,7 @@ TEST_CASE("SA: LinkRecord for every cable in both directions, by FromLID, FromPo
   CHECK(got == want);
 
   // From one switch: a record per cabled port; from one of its ports: exactly that cable.
-  const auto& t = f.run.sm->topology();
+  const auto& t = f.run.topo();
   const fabric::NodeId sw = t.switches()[0];
   mad::LinkRecord q;
   q.from_lid = t.port(sw, mad::PortNum(0)).lid;
@@ -142,7 +142,7 @@ TEST_CASE("SA: LFTRecord blocks equal the switches' programmed LFTs") {
 
 TEST_CASE("SA: GUIDInfoRecord block 0 of every end port holds its port GUID") {
   Fixture f;
-  const auto& t = f.run.sm->topology();
+  const auto& t = f.run.topo();
   auto a = ask(f.index.get(), {}, request(m::get_table, at::guid_info_record, 0));
   CHECK(records<mad::GuidInfoRecord>(a).size() == f.index->endports().size());
   for (fabric::NodeId ca : t.cas()) {

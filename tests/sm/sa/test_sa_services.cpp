@@ -41,7 +41,7 @@ struct Wall {
 SR service(const Fixture& f, uint64_t id, fabric::NodeId ca, const char* name) {
   SR s;
   s.id = id;
-  s.gid = mad::Gid(kPrefix, f.run.sm->topology().port(ca, mad::PortNum(1)).guid.value());
+  s.gid = mad::Gid(kPrefix, f.run.topo().port(ca, mad::PortNum(1)).guid.value());
   s.pkey = 0xFFFF;
   s.name = name;
   s.data32[0] = 7;
@@ -55,7 +55,7 @@ TEST_CASE("SA: ServiceRecord Set, Get by mask, update, Delete, lease expiry in v
   Wall wall;
   sm::sa::Services svc({f.run.transport->clock(), wall.fn()});
   sm::sa::Handler* hs[] = {&svc};
-  const auto& t = f.run.sm->topology();
+  const auto& t = f.run.topo();
   auto set = [&](const SR& s, uint64_t mask) { return ask(f.index.get(), hs, request(m::set, at::service_record, mask, bytes(s))); };
   constexpr uint64_t key = SR::c_id | SR::c_gid | SR::c_pkey;
 
@@ -121,7 +121,7 @@ TEST_CASE("SA: ServiceRecord requests that are wrong get IBA statuses and change
   Wall wall;
   sm::sa::Services svc({f.run.transport->clock(), wall.fn()});
   sm::sa::Handler* hs[] = {&svc};
-  SR s = service(f, 1, f.run.sm->topology().cas()[0], "x");
+  SR s = service(f, 1, f.run.topo().cas()[0], "x");
   // Without the GID in the mask; a GID no port has; a multicast GID; unknown mask bits.
   auto r = ask(f.index.get(), hs, request(m::set, at::service_record, SR::c_id, bytes(s)));
   CHECK(r.response.header.status == mad::sa_status::insufficient_components);
@@ -143,7 +143,7 @@ TEST_CASE("SA: ServiceRecords survive a restart through the store; leases keep r
   Fixture f;
   Wall wall;
   TempDb db;
-  const auto& t = f.run.sm->topology();
+  const auto& t = f.run.topo();
   {
     auto st = sm::store::Store::open({.path = db.path()});
     REQUIRE(st);
@@ -193,7 +193,7 @@ struct Subscriber {
   fabric::NodeId node;
   mad::Lid lid;
   Subscriber(Fixture& fx, fabric::NodeId ca) : f(fx), node(ca) {
-    const auto& t = f.run.sm->topology();
+    const auto& t = f.run.topo();
     lid = t.port(ca, mad::PortNum(1)).lid;
     auto e = f.run.fabric->find_guid(t.node(ca).guid);
     REQUIRE(e);
@@ -215,7 +215,7 @@ struct Subscriber {
     r.header.method = m::report_resp;
     mad::Packet p;
     p.mad = mad::encode_sa_mad(r);
-    const auto& t = f.run.sm->topology();
+    const auto& t = f.run.topo();
     p.addr.lid = t.port(t.sm_node(), t.sm_port()).lid;
     p.addr.qpn = 1;
     p.addr.qkey = mad::kGsiQkey;
@@ -250,7 +250,7 @@ TEST_CASE("SA: InformInfo subscribe; a CA leaves (trap 65) and comes back (64); 
   rep.on_index(nullptr, f.index);
   f.run.sm->on_notice = [&](const mad::Notice& n) { rep.on_notice(n); };
   sm::sa::Handler* hs[] = {&subs};
-  const auto& t = f.run.sm->topology();
+  const auto& t = f.run.topo();
   Subscriber sub(f, other_ca(t, 0));
   const fabric::NodeId leaver = other_ca(t, 9);
   const mad::Guid leaver_port = t.port(leaver, mad::PortNum(1)).guid;
@@ -345,7 +345,7 @@ TEST_CASE("SA: traps the SM receives reach the subscribers whose LID range and t
   rep.on_index(nullptr, f.index);
   f.run.sm->on_notice = [&](const mad::Notice& n) { rep.on_notice(n); };
   sm::sa::Handler* hs[] = {&subs};
-  const auto& t = f.run.sm->topology();
+  const auto& t = f.run.topo();
   Subscriber sub(f, other_ca(t, 0));
   // The leaf switch above CA 20 will trap 128 when CA 20 goes.
   const fabric::NodeId ca = other_ca(t, 20);
@@ -379,7 +379,7 @@ TEST_CASE("SA: traps the SM receives reach the subscribers whose LID range and t
 TEST_CASE("SA: InformInfoRecords by mask, bad InformInfo requests, subscriptions back from the store") {
   Fixture f;
   TempDb db;
-  const auto& t = f.run.sm->topology();
+  const auto& t = f.run.topo();
   const mad::Lid a = t.port(t.cas()[0], mad::PortNum(1)).lid, b = t.port(t.cas()[1], mad::PortNum(1)).lid;
   auto st = sm::store::Store::open({.path = db.path()});
   REQUIRE(st);

@@ -40,7 +40,7 @@ std::unique_ptr<st::Store> commit_first(Run& r, const std::string& path) {
   REQUIRE(r.until_idle());
   auto s = st::Store::open({.path = path});
   REQUIRE_MESSAGE(s, (s ? "" : s.error().message));
-  auto c = (*s)->commit(*r.sm, 1000);
+  auto c = (*s)->commit(r.subnet(), 1000);
   REQUIRE_MESSAGE(c, (c ? "" : c.error().message));
   return std::move(*s);
 }
@@ -134,7 +134,7 @@ TEST_CASE("a sweep's commit holds the fabric, the LIDs and the programmed tables
   CHECK(count(*s, "sweeps") == 1);
   // Nothing changed: a second commit writes the sweep row and nothing else.
   REQUIRE(r.sweep_again());
-  auto c = s->commit(*r.sm, 2000);
+  auto c = s->commit(r.subnet(), 2000);
   REQUIRE(c);
   CHECK(c->nodes == 0);
   CHECK(c->ports == 0);
@@ -144,7 +144,7 @@ TEST_CASE("a sweep's commit holds the fabric, the LIDs and the programmed tables
   // A link goes down: only its ports and the link row change.
   REQUIRE(r.fabric->link_down(*r.fabric->find("S1_00_00"), 5));
   REQUIRE(r.run_for(std::chrono::seconds(1)));
-  c = s->commit(*r.sm, 3000);
+  c = s->commit(r.subnet(), 3000);
   REQUIRE(c);
   CHECK(c->links == 1);
   CHECK(c->ports >= 2);
@@ -152,7 +152,7 @@ TEST_CASE("a sweep's commit holds the fabric, the LIDs and the programmed tables
   CHECK(count(*s, "links") == 383);
   // After a takeover on a shared database another SM may have written rows: every row again.
   s->forget_written();
-  c = s->commit(*r.sm, 4000);
+  c = s->commit(r.subnet(), 4000);
   REQUIRE(c);
   CHECK(c->nodes == 208);
   CHECK(c->lids == 208);
@@ -160,16 +160,23 @@ TEST_CASE("a sweep's commit holds the fabric, the LIDs and the programmed tables
   // What a restart reads back.
   auto lids = s->load_lids();
   REQUIRE(lids);
-  CHECK(lids->size() == r.sm->lids().map().size());
-  for (const auto& [g, e] : r.sm->lids().map()) CHECK(lids->at(g).lid == e.lid);
+  CHECK(lids->size() == r.subnet().lids->size());
+  for (const auto& [g, e] : *r.subnet().lids) CHECK(lids->at(g).lid == e.lid);
   auto mem = s->load_lft_memory();
   REQUIRE(mem);
-  for (const auto& [g, m] : r.sm->lft_memory()) {
-    REQUIRE(mem->contains(g));
-    CHECK(mem->at(g).block_hash == m.block_hash);
-    CHECK(mem->at(g).top == m.top);
-    CHECK(mem->at(g).lid == m.lid);
+  const fabric::Topology& topo = r.topo();
+  size_t switches = 0;
+  for (fabric::NodeId sw : topo.switches()) {
+    const sm::SwitchMemory* m = r.subnet().lft(sw);
+    REQUIRE(m);
+    const sm::SwitchMemory* back = mem->find(topo.node(sw).guid);
+    REQUIRE(back);
+    CHECK(back->block_hash == m->block_hash);
+    CHECK(back->top == m->top);
+    CHECK(back->lid == m->lid);
+    ++switches;
   }
+  CHECK(mem->size() == switches);
 }
 
 TEST_CASE("restart keeps LIDs: a fresh SM with the store gives every known GUID its old LID") {
@@ -178,7 +185,7 @@ TEST_CASE("restart keeps LIDs: a fresh SM with the store gives every known GUID 
   {
     Run r(load("ft3-r8.net"));
     auto s = commit_first(r, t.file("k.db"));
-    saved = r.sm->lids().map();
+    saved = *r.subnet().lids;
   }
   // The same fabric, but ten CAs are gone (a fresh assignment would close the gap) and the
   // nodes come in another order.
@@ -204,11 +211,7 @@ TEST_CASE("restart keeps LIDs: a fresh SM with the store gives every known GUID 
   REQUIRE(lids);
   Run r(std::move(spec));
   for (const auto& name : gone) REQUIRE(r.fabric->link_down(*r.fabric->find(name), 1));
-  r.start([&] {
-    sm::SmConfig c;
-    return c;
-  }());
-  r.sm->lids().load(*lids);
+  r.start(sm::SmConfig{}, sm::Remembered{std::move(*lids), {}});
   REQUIRE(r.until_idle());
   CHECK(r.sm->last_sweep().lids.restored == 198);
   for (const auto& [guid, lid] : r.lids()) CHECK(saved.at(sm::Guid(guid)).lid == sm::Lid(lid));

@@ -24,11 +24,10 @@ namespace {
   Run r(load("ft3-r8.net"));
   auto store = sm::store::Store::open({.path = db});
   if (!store) _exit(3);
-  r.sm->lids().load(*(*store)->load_lids());
-  r.sm->lft_memory() = *(*store)->load_lft_memory();
-  r.sm->on_sweep_done = [&](const sm::SweepReport& rep) {
-    if (!(*store)->commit(*r.sm, static_cast<int64_t>(rep.number))) _exit(4);
-    const uint32_t n = static_cast<uint32_t>(rep.number);
+  r.start(sm::SmConfig{}, sm::Remembered{*(*store)->load_lids(), *(*store)->load_lft_memory()});
+  r.sm->on_sweep_done = [&](const std::shared_ptr<const sm::Subnet>& s) {
+    if (!(*store)->commit(*s, static_cast<int64_t>(s->sweep.number))) _exit(4);
+    const uint32_t n = static_cast<uint32_t>(s->sweep.number);
     if (write(fd, &n, sizeof n) != sizeof n) _exit(5);  // told only after the commit returned
   };
   (void)r.until_idle();
@@ -50,7 +49,7 @@ TEST_CASE("kill -9 at random points never corrupts the store or loses a committe
   // The LIDs every run must keep: what a clean bring-up gives.
   Run ref(load("ft3-r8.net"));
   REQUIRE(ref.until_idle());
-  const sm::LidMap expected = ref.sm->lids().map();
+  const sm::LidMap expected = *ref.subnet().lids;
   char tmpl[] = "/tmp/fabricsm-crash-XXXXXX";
   const fs::path dir = mkdtemp(tmpl);
   const std::string db = (dir / "crash.db").string();

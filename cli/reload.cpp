@@ -1,0 +1,39 @@
+#include "cli/reload.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+namespace cli {
+
+bool restart_only(const std::string& key) {
+  static const std::set<std::string> keys = {
+      "ca", "port", "guid", "sm_priority", "sm_key", "sticky_master", "sminfo_polling_timeout",
+      "polling_retry_number", "activity_stall_polls", "max_wire_smps", "transaction_timeout",
+      "transaction_retries", "db_path", "on_corrupt_db", "control_socket", "lmc"};
+  return keys.count(key) != 0;
+}
+
+Reload plan_reload(const DaemonConfig& running, const DaemonConfig& next) {
+  Reload r;
+  const auto before = describe(running), after = describe(next);
+  for (size_t i = 0; i < before.size(); ++i) {
+    if (before[i].second == after[i].second) continue;
+    (restart_only(before[i].first) ? r.restart : r.changed)
+        .push_back(fmt::format("{} = {}", after[i].first, after[i].second));
+  }
+  r.apply = next;
+  r.apply.once = running.once;
+  r.apply.ca = running.ca;
+  r.apply.port = running.port;
+  r.apply.guid = running.guid;
+  r.apply.sm.ha = running.sm.ha;
+  r.apply.sm.mads = running.sm.mads;
+  r.apply.sm.ports.lmc = running.sm.ports.lmc;
+  r.apply.db_path = running.db_path;
+  r.apply.on_corrupt_db = running.on_corrupt_db;
+  r.apply.control_socket = running.control_socket;
+  return r;
+}
+
+}  // namespace cli

@@ -1,0 +1,239 @@
+#include "service/service.h"
+
+#include <chrono>
+
+namespace service {
+
+namespace {
+
+// Events and SM peers a standby (no sweeps, no commits) keeps are written this often.
+constexpr auto kFlushEvery = std::chrono::seconds(2);
+
+int64_t system_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+Service::Service(mad::Transport& transport, Config cfg, sm::Logger& log)
+    : transport_(transport), cfg_(std::move(cfg)), log_(log) {
+  if (!cfg_.wall_ms) cfg_.wall_ms = system_ms;
+}
+
+Service::~Service() { log_.set_observer(nullptr); }
+
+mad::Result<std::unique_ptr<Service>> Service::create(mad::Transport& transport, Config cfg, sm::Logger& log) {
+  std::unique_ptr<Service> s(new Service(transport, std::move(cfg), log));
+  sm::Remembered remembered;
+  std::vector<sm::store::SaObject> stored;
+  if (!s->cfg_.db_path.empty()) {
+    auto r = s->open_store();
+    if (!r) return std::unexpected(r.error());
+    remembered = std::move(*r);
+    auto objects = s->store_->load_sa_objects();
+    if (!objects) return std::unexpected(objects.error());
+    stored = std::move(*objects);
+  }
+  s->wire(std::move(remembered), std::move(stored));
+  return s;
+}
+
+mad::Result<sm::Remembered> Service::open_store() {
+  sm::store::OpenReport rep;
+  auto s = sm::store::Store::open({.path = cfg_.db_path, .on_corrupt = cfg_.on_corrupt}, &rep);
+  if (!s) return std::unexpected(s.error());
+  store_ = std::move(*s);
+  if (!rep.set_aside.empty())
+    log_.error(sm::code::store_set_aside, "store: {} was not a healthy database; kept as {}, starting from the fabric",
+               cfg_.db_path, rep.set_aside);
+  auto lids = store_->load_lids();
+  if (!lids) return std::unexpected(lids.error());
+  auto tables = store_->load_lft_memory();
+  if (!tables) return std::unexpected(tables.error());
+  log_.info(sm::code::store_opened, "store: {} ({}schema v{}{}): {} LIDs, {} switches' tables known", cfg_.db_path,
+            rep.created ? "new, " : "", rep.version,
+            rep.from_version && rep.from_version != rep.version ? fmt::format(", upgraded from v{}", rep.from_version)
+                                                                : "",
+            lids->size(), tables->size());
+  return sm::Remembered{std::move(*lids), std::move(*tables)};
+}
+
+void Service::wire(sm::Remembered remembered, std::vector<sm::store::SaObject> stored) {
+  manager_ = std::make_unique<sm::SubnetManager>(transport_, cfg_.sm, log_, std::move(remembered));
+  // One IPoIB broadcast group per ipoib partition of the partitions file.
+  multicast_ = std::make_unique<sm::multicast::Multicast>(
+      log_, sm::multicast::MulticastConfig{.sa = {.pkt_life = cfg_.sm.ports.subnet_timeout},
+                                           .partitions = cfg_.sm.partitions});
+  manager_->set_multicast(multicast_.get());
+  sa_ = std::make_unique<sm::sa::Server>(transport_, log_, cfg_.sa);
+  services_ = std::make_unique<sm::sa::Services>(sm::sa::Clocks{transport_.clock(), cfg_.wall_ms});
+  subscriptions_ = std::make_unique<sm::sa::Subscriptions>(cfg_.sa.subnet_prefix);
+  reporter_ = std::make_unique<sm::sa::Reporter>(transport_, *subscriptions_, log_,
+                                                 sm::sa::ReporterConfig{.subnet_prefix = cfg_.sa.subnet_prefix});
+  sa_->add_handler(multicast_->mcmember_handler());
+  sa_->add_handler(*services_);
+  sa_->add_handler(*subscriptions_);
+  if (store_) {
+    auto keep = [this](sm::store::SaObject o) { store_->note_sa_object(std::move(o)); };
+    services_->on_change = keep;
+    subscriptions_->on_change = keep;
+    restore_sa_state(stored);
+    log_.set_observer([this](sm::Level l, const sm::LogCode& c, std::string_view msg) { on_log(l, c, msg); });
+  }
+  manager_->on_sweep_done = [this](const std::shared_ptr<const sm::Subnet>& s) { on_sweep(s); };
+  manager_->on_sa_mad = [this](const mad::Packet& p) {
+    if (p.mad[3] == mad::sa_method::report_resp) reporter_->on_report_resp(p);
+    else sa_->on_mad(p);
+  };
+  manager_->on_notice = [this](const mad::Notice& n) { reporter_->on_notice(n); };
+  manager_->on_ha_note = [this](const ha::Note& n) {
+    if (on_ha_note) on_ha_note(n);
+  };
+  next_flush_ = transport_.clock().now() + kFlushEvery;
+}
+
+void Service::on_log(sm::Level l, const sm::LogCode& code, std::string_view msg) {
+  if (!code.event || l == sm::Level::debug) return;
+  const char* level = l == sm::Level::error ? "error" : l == sm::Level::warn ? "warn" : "info";
+  store_->add_event({wall_ms(), level, code.number, std::string(msg)});
+}
+
+// SA state clients created, as the store has it, replacing what this SM holds: at start, and
+// when it becomes master after standing by (with a database the SMs share, the last master's
+// groups, services and subscriptions, MLIDs and leases included).
+void Service::restore_sa_state(const std::vector<sm::store::SaObject>& objects) {
+  std::vector<std::vector<uint8_t>> groups;
+  for (const auto& o : objects)
+    if (o.kind == "mcgroup") groups.push_back(o.record);
+  const size_t g = multicast_->restore(groups), s = services_->load(objects), i = subscriptions_->load(objects);
+  if (!objects.empty())
+    log_.info(sm::code::sa_state_restored,
+              "store: {} multicast group(s), {} service record(s), {} event subscription(s) read back", g, s, i);
+}
+
+void Service::log_lids(const sm::Subnet& s) const {
+  if (!log_.enabled(sm::Level::debug)) return;
+  const sm::Topology& t = *s.topology;
+  for (const auto& l : s.sweep.lids.lids) {
+    const sm::Node& n = t.node(l.node);
+    log_.debug(sm::code::lid_of_port, "LID {} {} {} port {} port-GUID {}", l.lid, n.is_switch() ? "switch" : "ca",
+               n.guid, l.port, t.port(l.node, l.port).guid);
+  }
+}
+
+void Service::note_peers(const std::vector<ha::Peer>& peers) {
+  const std::shared_ptr<const sm::Subnet> s = manager_->subnet();
+  const mad::Nanos now = transport_.clock().now();
+  const int64_t ms_now = wall_ms();
+  for (const ha::Peer& p : peers) {
+    uint16_t lid = 0;
+    if (s && s->lids)
+      if (auto it = s->lids->find(p.port); it != s->lids->end()) lid = it->second.lid.value();
+    store_->note_peer({.guid = p.port.value(),
+                       .lid = lid,
+                       .priority = p.info.priority,
+                       .state = static_cast<uint8_t>(p.info.state),
+                       .act_count = p.info.act_count,
+                       .sm_key_ok = p.believed,
+                       .heard_ms = ms_now - std::chrono::duration_cast<std::chrono::milliseconds>(now - p.last_heard).count()});
+  }
+}
+
+// Groups clients created, joined or left go to the store with the next commit or flush.
+void Service::note_groups() {
+  for (auto& [key, record] : multicast_->take_store_changes())
+    store_->note_sa_object({.kind = "mcgroup", .key = std::move(key), .record = std::move(record)});
+}
+
+void Service::write_buffered() {
+  note_peers(manager_->ha_role().peers());
+  note_groups();
+  if (auto f = store_->flush_events(); !f) log_.error(sm::code::store_flush_failed, "store: {}", f.error().message);
+}
+
+void Service::flush() {
+  if (store_) write_buffered();
+}
+
+void Service::on_sweep(const std::shared_ptr<const sm::Subnet>& s) {
+  log_lids(*s);
+  // What a master's sweep configured: the SA answers from it, the store commits it. A
+  // standby's walk changes nothing it owns (no SA answers); its events still go out.
+  const bool configured = manager_->state() == mad::SmState::master && s->configured();
+  if (configured && !sa_current_ && store_) {
+    sa_current_ = true;
+    store_->forget_written();  // the last master may have written other rows
+    if (auto objs = store_->load_sa_objects(); objs) restore_sa_state(*objs);
+    else log_.error(sm::code::sa_state_not_restored, "store: SA state not read back on taking over: {}", objs.error().message);
+  }
+  if (configured) {
+    auto ix = std::make_shared<const sm::sa::Index>(sm::sa::Index::of(s, cfg_.sm.ports.switch_life_time));
+    reporter_->on_index(index_.get(), ix);  // traps 64/65 for the end ports that came and went
+    index_ = ix;
+    sa_->set_index(std::move(ix));
+  } else {
+    sa_->set_index(nullptr);  // index_ stays: the next configured sweep is compared with it
+  }
+  if (store_) {
+    note_peers(s->sm.peers);
+    note_groups();
+    if (!configured) {
+      if (auto f = store_->flush_events(); !f) log_.error(sm::code::store_flush_failed, "store: {}", f.error().message);
+    } else if (auto c = store_->commit(*s, wall_ms()); !c) {
+      store_status_.error = c.error().message;
+      log_.error(sm::code::store_commit_failed, "store: commit of sweep {} failed: {}", s->sweep.number,
+                 c.error().message);
+    } else {
+      ++store_status_.commits;
+      store_status_.last_commit_ms = c->ms;
+      store_status_.error.clear();
+      log_.info_if(s->sweep.heavy, sm::code::store_committed,
+                   "store: sweep {} committed: {} nodes, {} ports, {} LIDs, {} switch tables, {} events, {:.1f} ms",
+                   s->sweep.number, c->nodes, c->ports, c->lids, c->switches, c->events, c->ms);
+    }
+  }
+  if (on_sweep_done) on_sweep_done(s);
+}
+
+void Service::reconfigure(const sm::SmConfig& next) {
+  manager_->reconfigure(next);
+  multicast_->set_partitions(next.partitions);
+}
+
+void Service::on_mad(const mad::Packet& p) { manager_->on_mad(p); }
+
+void Service::on_tick() {
+  manager_->on_tick();
+  const mad::SmState state = manager_->state();
+  if (state != mad::SmState::master) {
+    if (state == mad::SmState::standby) sa_current_ = false;
+    sa_->set_index(nullptr);
+    if (index_) {  // a new master has no earlier view to compare with
+      index_.reset();
+      reporter_->on_index(nullptr, nullptr);
+    }
+  }
+  sa_->on_tick(!manager_->sweeping());
+  services_->expire();
+  reporter_->on_tick();
+  const mad::Nanos now = transport_.clock().now();
+  if (store_ && !manager_->sweeping() && now >= next_flush_) {
+    next_flush_ = now + kFlushEvery;
+    write_buffered();
+  }
+}
+
+std::optional<mad::Nanos> Service::next_deadline() const {
+  std::optional<mad::Nanos> d = manager_->next_deadline();
+  auto consider = [&](std::optional<mad::Nanos> t) {
+    if (t && (!d || *t < *d)) d = t;
+  };
+  consider(sa_->next_deadline(!manager_->sweeping()));
+  consider(reporter_->next_deadline());
+  consider(services_->next_expiry());
+  if (store_ && !manager_->sweeping()) consider(next_flush_);
+  return d;
+}
+
+}  // namespace service

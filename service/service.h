@@ -1,0 +1,112 @@
+// The SM and its services as one transport-agnostic object: the SubnetManager; the SA server
+// with its handlers (multicast's MCMemberRecord, ServiceRecords, subscriptions) and the Reports
+// to subscribers; the multicast groups and their MFTs; and the store (one commit per sweep, SA
+// state, events, SM peers), read back at start and, when SMs share a database, on taking over
+// from the last master. One next_deadline() covers all of them. `fabricsm run` wires it to
+// libibumad, `fabricsm sim` and `fabricsm drill` to the simulated fabric, so what operators run
+// is what the simulator tests.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mad/reactor.h"
+#include "sm/log.h"
+#include "sm/multicast/multicast.h"
+#include "sm/sa/reports.h"
+#include "sm/sa/server.h"
+#include "sm/sa/services.h"
+#include "sm/sa/subscriptions.h"
+#include "sm/store/store.h"
+#include "sm/subnet_manager.h"
+
+namespace service {
+
+struct Config {
+  sm::SmConfig sm;
+  std::string db_path;  // the store; empty: none
+  sm::store::OnCorrupt on_corrupt = sm::store::OnCorrupt::refuse;
+  sm::sa::ServerConfig sa;
+  // Milliseconds since the epoch, for what the store keeps (the transport's clock starts anew
+  // with each process); empty: the system clock.
+  std::function<int64_t()> wall_ms;
+};
+
+struct StoreStatus {
+  uint64_t commits = 0;
+  double last_commit_ms = 0;
+  std::string error;  // the last commit's, if it failed
+};
+
+class Service final : public mad::Reactor {
+ public:
+  // Opens the store (if any) and reads back what it keeps (LIDs, what the switches hold, SA
+  // state). Fails when the store cannot be opened or read; nothing has been sent then.
+  static mad::Result<std::unique_ptr<Service>> create(mad::Transport& transport, Config cfg, sm::Logger& log);
+  ~Service() override;
+  Service(const Service&) = delete;
+  Service& operator=(const Service&) = delete;
+
+  void start() { manager_->start(); }
+  void on_mad(const mad::Packet& p) override;
+  void on_tick() override;
+  std::optional<mad::Nanos> next_deadline() const override;
+
+  void request_sweep(std::string why) { manager_->request_sweep(std::move(why)); }
+  // SIGHUP: the SM's new settings (what it takes: SubnetManager::reconfigure) and partitions.
+  void reconfigure(const sm::SmConfig& next);
+  // SIGTERM: a master hands the subnet over first (SubnetManager::resign).
+  bool resign() { return manager_->resign(); }
+  // Writes what waits for the next commit (events, SM peers, SA state): before exit.
+  void flush();
+
+  const sm::SubnetManager& manager() const { return *manager_; }
+  // What the last sweep published, and the SA's index of it (null when not master).
+  std::shared_ptr<const sm::Subnet> subnet() const { return manager_->subnet(); }
+  std::shared_ptr<const sm::sa::Index> index() const { return sa_->index(); }
+  const StoreStatus& store_status() const { return store_status_; }
+  bool has_store() const { return store_ != nullptr; }
+  const sm::multicast::Multicast& multicast() const { return *multicast_; }
+  const sm::sa::Server& sa() const { return *sa_; }
+  const sm::sa::Services& services() const { return *services_; }
+  const sm::sa::Subscriptions& subscriptions() const { return *subscriptions_; }
+
+  // Observers, called after the service has done its part.
+  std::function<void(const std::shared_ptr<const sm::Subnet>&)> on_sweep_done;
+  std::function<void(const ha::Note&)> on_ha_note;
+
+ private:
+  Service(mad::Transport& transport, Config cfg, sm::Logger& log);
+  mad::Result<sm::Remembered> open_store();
+  void wire(sm::Remembered remembered, std::vector<sm::store::SaObject> stored);
+  void on_sweep(const std::shared_ptr<const sm::Subnet>& s);
+  void on_log(sm::Level l, const sm::LogCode& code, std::string_view msg);
+  void restore_sa_state(const std::vector<sm::store::SaObject>& objects);
+  void log_lids(const sm::Subnet& s) const;
+  void note_peers(const std::vector<ha::Peer>& peers);
+  void note_groups();
+  void write_buffered();
+  int64_t wall_ms() const { return cfg_.wall_ms(); }
+
+  mad::Transport& transport_;
+  Config cfg_;
+  sm::Logger& log_;
+  std::unique_ptr<sm::store::Store> store_;
+  std::unique_ptr<sm::SubnetManager> manager_;
+  std::unique_ptr<sm::multicast::Multicast> multicast_;
+  std::unique_ptr<sm::sa::Server> sa_;
+  std::unique_ptr<sm::sa::Services> services_;
+  std::unique_ptr<sm::sa::Subscriptions> subscriptions_;
+  std::unique_ptr<sm::sa::Reporter> reporter_;
+  // The index of the last sweep that configured the subnet: the SA answers from it while this
+  // SM is master, and the next such sweep is compared with it (traps 64/65).
+  std::shared_ptr<const sm::sa::Index> index_;
+  bool sa_current_ = true;   // false after standing by: another SM may have changed the store
+  StoreStatus store_status_;
+  mad::Nanos next_flush_{0};
+};
+
+}  // namespace service

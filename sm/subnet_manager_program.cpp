@@ -1,0 +1,68 @@
+// A sweep's programming steps after routing: LFTs and port configuration (the Programmer),
+// then P_Key tables and partition enforcement (the PKeyWriter), then the multicast forwarding
+// tables, then finish().
+#include "sm/subnet_manager.h"
+
+namespace sm {
+
+void SubnetManager::program() {
+  clock_.start_phase();
+  phase_ = "programming";
+  const Topology& t = *topo_;
+  const Lid sm_lid = t.port(t.sm_node(), t.sm_port()).lid;
+  forget_reset_ports(pkey_memory_, model_);  // before the Programmer records its Sets
+  programmer_ = std::make_unique<Programmer>(client_, log_, lft_memory_, model_);
+  programmer_->start(topo_, tables_, sm_lid, cfg_.ports, [this] { after_programming(); });
+}
+
+void SubnetManager::after_programming() {
+  report_.program = programmer_->stats();
+  report_.programming = clock_.phase();
+  const ProgramStats& s = report_.program;
+  log_.info(code::programmed,
+            "sweep {}: programming: {} LFT blocks written ({} read back), {} SwitchInfo, "
+            "{} port Sets ({} with ClientReregister), {} activations, {} failures, {:.1f} ms",
+            sweeps_, s.lft_blocks_written, s.lft_blocks_read, s.switch_info_sets, s.port_sets,
+            s.client_reregisters, s.activations, s.failures, report_.programming.wall_ms);
+  const bool ok = programmer_->ok() && report_.lids.unassigned == 0;
+  programmer_.reset();  // in its own callback: it touches nothing after calling it
+  if (std::exchange(forget_tables_, false)) {
+    lft_memory_.clear();
+    if (mc_) mc_->forget_tables();
+  }
+  program_partitions(ok);
+}
+
+void SubnetManager::program_partitions(bool ok) {
+  if (!master_) {  // stood by meanwhile: what the ports hold is the new master's business
+    pkey_memory_.clear();
+    finish(ok, ok ? "" : "programming failed on some nodes");
+    return;
+  }
+  const double started_ms = clock_.sweep().wall_ms;
+  pkey_writer_ = std::make_unique<PKeyWriter>(client_, log_, pkey_memory_, model_);
+  pkey_writer_->start(topo_, cfg_.partitions, [this, ok, started_ms] {
+    report_.pkeys = pkey_writer_->stats();
+    const PKeyStats& s = report_.pkeys;
+    const double ms = clock_.sweep().wall_ms - started_ms;
+    log_.info_if(s.blocks_written || s.enforcement_sets || s.failures || report_.heavy, code::pkeys_programmed,
+                 "sweep {}: P_Keys: {} partition(s), {} block(s) written on {} port(s), {} read back, {} enforcement "
+                 "Set(s), {} failures, {:.1f} ms",
+                 sweeps_, cfg_.partitions.partitions.size(), s.blocks_written, s.ports_written, s.blocks_read,
+                 s.enforcement_sets, s.failures, ms);
+    const bool all = ok && pkey_writer_->ok();
+    pkey_writer_.reset();
+    if (all && mc_ && master_) return program_multicast();
+    finish(all, all ? "" : "programming failed on some nodes");
+  });
+}
+
+void SubnetManager::program_multicast() {
+  phase_ = "multicast";
+  mc_->program(*topo_, model_, client_, true, [this](const MulticastTables::Outcome& o) {
+    report_.mft_blocks = o.blocks_written;
+    finish(o.failures == 0, o.failures == 0 ? "" : "multicast forwarding tables failed on some switches");
+  });
+}
+
+}  // namespace sm
