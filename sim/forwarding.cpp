@@ -10,7 +10,14 @@ namespace sim {
 namespace {
 constexpr int kMaxLidHops = 64;  // a LID-routed MAD still moving after this is in a loop
 
+bool is_smp(const mad::Packet& p) {
+  return p.mad[1] == mad::mgmt_class::subn_lid_routed || p.mad[1] == mad::mgmt_class::subn_directed_route;
+}
+
+// Who takes a MAD at the port it arrives at: the endpoint attached there (an SM, or a client
+// behind QP1: SA queries, Reports) or the node's SMA.
 bool to_endpoint(const mad::Packet& p) {
+  if (!is_smp(p)) return true;  // GMPs go to the agents behind QP1, never to the SMA
   const uint8_t m = p.mad[3];
   const uint16_t attr = static_cast<uint16_t>((p.mad[16] << 8) | p.mad[17]);
   return mad::method::is_response(m) || m == mad::method::trap || m == mad::method::report ||
@@ -168,8 +175,9 @@ void SimFabric::deliver(Arrival& a) {
     // An SM on a switch sits behind port 0, whichever port the MAD came in by.
     const EndpointId ep = n.ports[n.is_switch() ? 0 : a.port].endpoint;
     if (ep == kNoEndpoint) {
-      // No SM here: an SMInfo request gets the answer a port without an SM gives.
-      if (!mad::method::is_response(a.pkt.mad[3]) && a.pkt.mad[3] != mad::method::trap) {
+      // No SM here: an SMInfo request gets the answer a port without an SM gives; a GMP
+      // finds no agent and is dropped.
+      if (is_smp(a.pkt) && !mad::method::is_response(a.pkt.mad[3]) && a.pkt.mad[3] != mad::method::trap) {
         auto smp = mad::decode_smp(a.pkt.mad);
         if (smp) process_smp(a.node, a.port, *smp, a.slid);
         return;

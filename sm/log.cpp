@@ -26,7 +26,11 @@ Level parse_level(std::string_view s, bool* ok) {
 
 Logger::Logger(Level level, std::FILE* out) : level_(level), out_(out) {}
 
-void Logger::write(Level l, const LogCode& c, const std::string& msg) {
+void Logger::write(Level l, const LogCode& c, bool shown, const std::string& msg) {
+  if (!shown) {  // an event below the level shown: only the store keeps it
+    observer_(l, c, msg);
+    return;
+  }
   if (l == Level::error) ++errors_;
   if (l == Level::warn) ++warnings_;
   const std::string line = fmt::format("fabricsm[{}{:04d}]: {}", level_char(l), c.number, msg);

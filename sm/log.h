@@ -40,7 +40,7 @@ class Logger {
   void set_sink(Sink s) { sink_ = std::move(s); }
   bool enabled(Level l) const { return l <= level_; }
   // Also sees every line written (the service keeps the codes marked `event` in the store),
-  // after it went to the sink or the file.
+  // after it went to the sink or the file; events reach it whatever the level shown.
   using Observer = std::function<void(Level, const LogCode& code, std::string_view message)>;
   void set_observer(Observer o) { observer_ = std::move(o); }
 
@@ -72,10 +72,11 @@ class Logger {
  private:
   template <class... Args>
   void log(Level l, const LogCode& c, fmt::format_string<Args...> f, Args&&... args) {
-    if (!enabled(l)) return;
-    write(l, c, fmt::format(f, std::forward<Args>(args)...));
+    const bool shown = enabled(l);
+    if (!shown && !(observer_ && c.event)) return;
+    write(l, c, shown, fmt::format(f, std::forward<Args>(args)...));
   }
-  void write(Level l, const LogCode& c, const std::string& msg);
+  void write(Level l, const LogCode& c, bool shown, const std::string& msg);
   Level level_;
   std::FILE* out_;
   Sink sink_;

@@ -1,7 +1,9 @@
 #include "sm/store/store.h"
 
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -113,6 +115,9 @@ mad::Result<std::unique_ptr<Store>> Store::open(const OpenOptions& o, OpenReport
       (void)std::rename((o.path + ext).c_str(), (rep.set_aside + ext).c_str());
     fresh = true;
   }
+  // Owner-only from the start (SQLite gives its -wal and -shm files the database's mode): the
+  // store names every node and port of the fabric.
+  if (const int fd = ::open(o.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600); fd >= 0) ::close(fd);
   auto db = Db::open(o.path, Db::Mode::read_write_create);
   if (!db) return std::unexpected(db.error());
   if (auto r = set_pragmas(*db); !r) return std::unexpected(r.error());

@@ -188,6 +188,36 @@ TEST_CASE("a programmed 0xFF LFT entry drops a LID-routed MAD; the other LIDs st
   CHECK(NodeInfo::decode(l.by_lid(4)->data)->node_guid == Guid(0x100002));
 }
 
+// GMPs (an SA query, a Report) are for the agents behind QP1: the endpoint attached at the
+// port that owns the DLID gets them; without one they are dropped, never handed to the SMA.
+TEST_CASE("a LID-routed GMP reaches the endpoint at its DLID, and nothing else") {
+  Line l;
+  l.bring_up_line();
+  l.set_lft(path({1}), {0xFF, 1, 0, 5, 5});
+  l.set_lft(path({1, 5}), {0xFF, 5, 5, 0, 1});
+  mad::Packet q;
+  q.mad[0] = 1;     // base version
+  q.mad[1] = 0x03;  // SA
+  q.mad[2] = 2;
+  q.mad[3] = 0x01;  // Get
+  q.addr.lid = Lid(4);
+  q.addr.qpn = 1;
+  // H2 has no endpoint: dropped, and its SMA does not answer it.
+  const uint64_t dropped = l.f->stats().dropped_no_route;
+  (void)l.t->send(q);
+  std::vector<mad::Packet> in;
+  (void)l.t->receive(in, l.f->now() + std::chrono::milliseconds(1));
+  CHECK(in.empty());
+  CHECK(l.f->stats().dropped_no_route == dropped + 1);
+  // An endpoint there (a client process): it gets the MAD, with the sender's LID.
+  const sim::EndpointId h2 = *l.f->attach(*l.f->find("H2"), 1);
+  (void)l.t->send(q);
+  l.f->run_until(l.f->now() + std::chrono::milliseconds(1));
+  REQUIRE(l.f->inbox(h2).size() == 1);
+  CHECK(l.f->inbox(h2)[0].mad[1] == 0x03);
+  CHECK(l.f->inbox(h2)[0].addr.lid == Lid(1));
+}
+
 TEST_CASE("an LFT block at or past LinearFDBCap is refused and nothing is stored") {
   Line l;
   const DrPath s1 = path({1});

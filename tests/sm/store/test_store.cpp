@@ -1,6 +1,7 @@
 // The SQLite store: schema and migrations, refusal of newer/foreign/corrupt files, a sweep's
 // commit and what a restart reads back, and diff-only commits.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -50,6 +51,7 @@ std::unique_ptr<st::Store> commit_first(Run& r, const std::string& path) {
 TEST_CASE("a new store has the current schema, WAL, and fabricsm's application id") {
   TempDir t;
   st::OpenReport rep;
+  const mode_t old = ::umask(022);  // as a shell leaves it: what SQLite alone creates is world-readable
   auto s = st::Store::open({.path = t.file("a.db")}, &rep);
   REQUIRE(s);
   CHECK(rep.created);
@@ -60,6 +62,15 @@ TEST_CASE("a new store has the current schema, WAL, and fabricsm's application i
   REQUIRE(mode);
   REQUIRE(*mode->step());
   CHECK(mode->text(0) == "wal");
+  // Owner-only, the WAL files too.
+  REQUIRE((*s)->db().exec("CREATE TABLE probe (x); INSERT INTO probe VALUES (1)"));
+  ::umask(old);
+  for (const char* f : {"a.db", "a.db-wal", "a.db-shm"}) {
+    CAPTURE(f);
+    struct stat st {};
+    REQUIRE(::stat(t.file(f).c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0600);
+  }
 }
 
 TEST_CASE("an older schema is upgraded and keeps its data") {
