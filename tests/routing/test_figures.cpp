@@ -44,11 +44,6 @@ TEST_CASE("figures: updn on ft3-r16-degraded5: every pair, deadlock-free, half o
   CHECK(t.diagnostics().unrouted_ca_pairs == 0);
   CHECK(cdg_acyclic(topo, t));
   CHECK(l.max_all_to_all <= 5104 / 2);
-  // The one-pass check used below agrees with the pair-by-pair walks.
-  const AllToAll a = all_to_all(topo, t);
-  CHECK(a.max_load == l.max_all_to_all);
-  CHECK(a.unrouted_pairs == 0);
-  CHECK(a.cdg_acyclic);
 }
 
 TEST_CASE("figures: degraded ft3-r16 trees: ftree and updn at most half of min-hop's load") {
