@@ -144,7 +144,15 @@ const std::vector<Option>& table() {
       num("sweep_interval", "seconds between light sweeps; 0 = none (traps still react)", 0, 86400,
           [](DaemonConfig& c, int64_t v) { c.sm.sweep_interval = std::chrono::seconds(v); },
           [](const DaemonConfig& c) { return std::chrono::duration_cast<std::chrono::seconds>(c.sm.sweep_interval).count(); }),
-      {"routing_engine", "engine or chain tried in order: ftree, updn, minhop, adaptive-hint",
+      {"routing_engine", [] {  // the registry's engines, each with its line
+         static const std::string help = [] {
+           std::vector<std::string> engines;
+           for (auto name : routing::engine_names())
+             engines.push_back(fmt::format("{} ({})", name, (*routing::make_engine(name))->description()));
+           return fmt::format("engine or chain tried in order, of: {}", fmt::join(engines, "; "));
+         }();
+         return help.c_str();
+       }(),
        [](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
          if (auto chain = routing::parse_chain(v); !chain) return std::unexpected(chain.error());
          c.sm.routing_engine = v;

@@ -21,6 +21,12 @@ namespace {
 class AdaptiveHintEngine final : public Engine {
  public:
   std::string_view name() const override { return "adaptive-hint"; }
+  std::string_view description() const override {
+    return "ftree's or minhop's tables plus adaptive-routing port sets, off hinted links";
+  }
+  // On a fat tree its tables are ftree's (acyclic), elsewhere minhop's: not on every topology.
+  bool deadlock_free() const override { return false; }
+  RepairRule repair_rule() const override { return RepairRule::none; }
   Result<RoutingTables> compute(const Topology& topo, const RoutingOptions& opts) const override {
     auto fv = FabricView::build(topo);
     if (!fv) return std::unexpected(fv.error());

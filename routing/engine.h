@@ -35,10 +35,33 @@ struct RoutingOptions {
   bool operator==(const RoutingOptions&) const = default;
 };
 
+class FabricView;  // routing/fabric_view.h
+
+// How route repair (repair.h) may mend an engine's tables after cables or switches went away,
+// so that the result still obeys the engine's rules.
+enum class RepairRule : uint8_t {
+  none,            // no rule: the caller routes in full
+  shortest_paths,  // broken routes take shortest paths (minhop)
+  up_down,         // broken routes stay up*/down* over the engine's orientation()
+};
+
+// An engine says what it can do, so that repair, the generic tests and the listings ask it
+// instead of comparing names (adding one: see routing/registry.cpp).
 class Engine {
  public:
   virtual ~Engine() = default;
   virtual std::string_view name() const = 0;
+  // One line for listings and the configuration help.
+  virtual std::string_view description() const = 0;
+  // True when the tables are deadlock-free on one VL (an acyclic channel dependency graph)
+  // on every topology this engine routes; the generic tests check it on every fabric.
+  virtual bool deadlock_free() const = 0;
+  virtual RepairRule repair_rule() const = 0;
+  // RepairRule::up_down: the rank of every switch of `fv` (by SwIdx; a link points up toward
+  // the lower rank, ties by GUID) as compute() would orient it, or why it cannot. The default
+  // is an error: engines with another rule have no orientation.
+  virtual Result<std::vector<uint32_t>> orientation(const FabricView& fv,
+                                                    const RoutingOptions& opts) const;
   // Tables for every switch of `topo` over LIDs 1..topo.max_lid(). An engine that cannot
   // route this topology (not a tree, no roots, ...) returns an error saying why, so that a
   // chain can move on to the next engine. Pairs it routes around but cannot reach, and the

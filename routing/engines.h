@@ -1,4 +1,5 @@
-// The engines of the registry, and the routing cores that adaptive-hint shares with them.
+// The routing cores that adaptive-hint shares with minhop and ftree. (The engines' factories
+// are declared beside the one table that lists them, routing/registry.cpp.)
 #pragma once
 
 #include <memory>
@@ -9,11 +10,6 @@
 #include "routing/levels.h"
 
 namespace routing {
-
-std::unique_ptr<Engine> make_minhop_engine();
-std::unique_ptr<Engine> make_updn_engine();
-std::unique_ptr<Engine> make_ftree_engine();
-std::unique_ptr<Engine> make_adaptive_hint_engine();
 
 // How a core should route, beyond the fabric itself.
 struct CoreOptions {

@@ -117,6 +117,19 @@ void preset_convergence(const FabricView& fv, const Levels& lv, const UpDownCost
 class FtreeEngine final : public Engine {
  public:
   std::string_view name() const override { return "ftree"; }
+  std::string_view description() const override {
+    return "fat trees only, up then down converging per destination, deadlock-free";
+  }
+  bool deadlock_free() const override { return true; }
+  RepairRule repair_rule() const override { return RepairRule::up_down; }
+  // Leaf levels, top rank 0; an error where compute() would refuse the fabric.
+  Result<std::vector<uint32_t>> orientation(const FabricView& fv,
+                                            const RoutingOptions&) const override {
+    const Levels lv = leaf_levels(fv);
+    if (auto why = fat_tree_violation(fv, lv); !why.empty())
+      return mad::fail(mad::Errc::unsupported, why);
+    return ranks_from_levels(lv);
+  }
   Result<RoutingTables> compute(const Topology& topo, const RoutingOptions& opts) const override {
     auto fv = FabricView::build(topo);
     if (!fv) return std::unexpected(fv.error());

@@ -15,6 +15,11 @@ namespace {
 class MinhopEngine final : public Engine {
  public:
   std::string_view name() const override { return "minhop"; }
+  std::string_view description() const override {
+    return "shortest paths with balanced ports, can deadlock where the fabric has cycles";
+  }
+  bool deadlock_free() const override { return false; }
+  RepairRule repair_rule() const override { return RepairRule::shortest_paths; }
   Result<RoutingTables> compute(const Topology& topo, const RoutingOptions& opts) const override {
     auto fv = FabricView::build(topo);
     if (!fv) return std::unexpected(fv.error());

@@ -1,12 +1,23 @@
-// The one explicit table of routing engines, and chains of them.
+// The one explicit table of routing engines, and chains of them. Adding an engine: its own
+// file (class and factory), its factory's declaration and its line in the table here, its
+// meson line and its own tests; what it can do, repair and the generic tests ask the Engine.
 #include <fmt/format.h>
 
 #include <functional>
 
 #include "routing/engine.h"
-#include "routing/engines.h"
 
 namespace routing {
+
+// Each defined in the engine's own file.
+std::unique_ptr<Engine> make_minhop_engine();
+std::unique_ptr<Engine> make_updn_engine();
+std::unique_ptr<Engine> make_ftree_engine();
+std::unique_ptr<Engine> make_adaptive_hint_engine();
+
+Result<std::vector<uint32_t>> Engine::orientation(const FabricView&, const RoutingOptions&) const {
+  return mad::fail(mad::Errc::unsupported, fmt::format("engine '{}' routes over no up/down orientation", name()));
+}
 
 namespace {
 struct Entry {

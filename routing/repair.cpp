@@ -8,8 +8,6 @@
 #include <queue>
 
 #include "routing/fabric_view.h"
-#include "routing/levels.h"
-#include "routing/roots.h"
 #include "routing/updown.h"
 
 namespace routing {
@@ -19,20 +17,14 @@ namespace {
 constexpr uint32_t kInf = std::numeric_limits<uint32_t>::max();
 constexpr uint8_t kNone = 0xFF;
 
-// Ranks of `fv` by the engine's orientation rule; empty for shortest-path engines.
-mad::Result<std::vector<uint32_t>> ranks(const FabricView& fv, std::string_view engine, const RoutingOptions& o) {
-  if (engine == "minhop") return std::vector<uint32_t>{};
-  if (engine == "ftree") {
-    const Levels lv = leaf_levels(fv);
-    if (auto why = fat_tree_violation(fv, lv); !why.empty()) return mad::fail(mad::Errc::unsupported, why);
-    return ranks_from_levels(lv);
+// Ranks of `fv` by the engine's orientation; empty for shortest-path engines.
+mad::Result<std::vector<uint32_t>> ranks(const FabricView& fv, const Engine& engine, const RoutingOptions& o) {
+  switch (engine.repair_rule()) {
+    case RepairRule::shortest_paths: return std::vector<uint32_t>{};
+    case RepairRule::up_down: return engine.orientation(fv, o);
+    case RepairRule::none: break;
   }
-  if (engine == "updn") {
-    auto roots = choose_roots(fv, o);
-    if (!roots) return std::unexpected(roots.error());
-    return roots->rank;
-  }
-  return mad::fail(mad::Errc::unsupported, fmt::format("no repair rules for engine '{}'", engine));
+  return mad::fail(mad::Errc::unsupported, fmt::format("no repair rules for engine '{}'", engine.name()));
 }
 
 // Connected components of the switch graph: a switch in another component than a destination
@@ -57,7 +49,9 @@ std::vector<uint32_t> components(const FabricView& fv) {
 }  // namespace
 
 mad::Result<RepairResult> repair_routes(const Topology& before, const RoutingTables& old, const Topology& now,
-                                        std::string_view engine, const RoutingOptions& opts) {
+                                        std::string_view engine_name, const RoutingOptions& opts) {
+  auto engine = make_engine(engine_name);
+  if (!engine) return std::unexpected(engine.error());
   auto fb = FabricView::build(before);
   auto fn = FabricView::build(now);
   if (!fb || !fn) return mad::fail(mad::Errc::invalid, "cannot view the topology");
@@ -81,8 +75,8 @@ mad::Result<RepairResult> repair_routes(const Topology& before, const RoutingTab
     if (it == old_dests.end() || it->lid != d.lid || it->sw != was[d.sw] || it->out != d.out)
       return mad::fail(mad::Errc::unsupported, fmt::format("destination LID {} was added or moved", d.lid));
   }
-  auto rank_now = ranks(*fn, engine, opts);
-  auto rank_before = ranks(*fb, engine, opts);
+  auto rank_now = ranks(*fn, **engine, opts);
+  auto rank_before = ranks(*fb, **engine, opts);
   if (!rank_now || !rank_before) return std::unexpected(rank_now ? rank_before.error() : rank_now.error());
   for (SwIdx s = 0; s < S && !rank_now->empty(); ++s)
     if ((*rank_now)[s] != (*rank_before)[was[s]])

@@ -21,6 +21,18 @@ namespace {
 class UpdnEngine final : public Engine {
  public:
   std::string_view name() const override { return "updn"; }
+  std::string_view description() const override {
+    return "up*/down* from root switches, deadlock-free on any topology";
+  }
+  bool deadlock_free() const override { return true; }
+  RepairRule repair_rule() const override { return RepairRule::up_down; }
+  // BFS ranks from the roots, as compute() chooses them.
+  Result<std::vector<uint32_t>> orientation(const FabricView& fv,
+                                            const RoutingOptions& opts) const override {
+    auto roots = choose_roots(fv, opts);
+    if (!roots) return std::unexpected(roots.error());
+    return std::move(roots->rank);
+  }
   Result<RoutingTables> compute(const Topology& topo, const RoutingOptions& opts) const override {
     auto fv = FabricView::build(topo);
     if (!fv) return std::unexpected(fv.error());

@@ -1,5 +1,6 @@
 // Checks over computed tables, independent of the engines' code: a walker that follows the
-// LFTs hop by hop, the channel dependency graph (deadlock freedom), and link-load metrics.
+// LFTs hop by hop (delivery), and the routing metrics (link loads, shifts, the channel
+// dependency graph for deadlock freedom) through fabric/metrics.h.
 #pragma once
 
 #include <cstdint>
@@ -37,22 +38,24 @@ Walk walk(const fabric::Topology& topo, const routing::RoutingTables& t, fabric:
 std::vector<std::string> undelivered(const fabric::Topology& topo, const routing::RoutingTables& t,
                                      bool all_switches = true, size_t max = 10);
 
-// True when the channel dependency graph of the routes from every switch with CAs to every
-// CA LID has no cycle (Boost DFS).
+// The metrics below are fabric/metrics.h's (the one implementation, also behind the
+// simulator's report), over these tables: links are switch-to-switch channels, CAs the live
+// CA ports in leaf order, every shift s=1..N-1 evaluated.
+
+// True when the channel dependency graph of the delivered routes from every CA to every CA LID
+// (all 2^LMC of them) has no cycle.
 bool cdg_acyclic(const fabric::Topology& topo, const routing::RoutingTables& t);
 
 struct Loads {
   uint64_t max_all_to_all = 0;   // most CA-to-CA routes on one switch-to-switch channel
   double mean_shift_max = 0;     // mean over shifts s=1..N-1 of the max channel load of i -> i+s
   double max_shift_max = 0;
-  uint64_t unrouted_pairs = 0;   // CA pairs the walk does not deliver
+  uint64_t unrouted_pairs = 0;   // CA pairs the tables do not deliver
 };
-// CA ports in leaf order, base LIDs only.
+// Loads follow base LIDs; `shifts` false leaves the shift figures at 0.
 Loads loads(const fabric::Topology& topo, const routing::RoutingTables& t, bool shifts = true);
 
-// loads() without the shifts and cdg_acyclic() in one pass that walks once per (switch with
-// CAs, destination LID) and counts each walk for all the CAs of that switch: fast enough to loop
-// over many fabrics. Same figures (loads over base LIDs, the CDG over all LIDs).
+// loads() without the shifts, and cdg_acyclic(), from one measurement.
 struct AllToAll {
   uint64_t max_load = 0;        // as Loads::max_all_to_all
   uint64_t unrouted_pairs = 0;  // as Loads::unrouted_pairs
@@ -60,7 +63,7 @@ struct AllToAll {
 };
 AllToAll all_to_all(const fabric::Topology& topo, const routing::RoutingTables& t);
 
-// All-to-all routes over the channel leaving switch `sw` by `port`.
+// All-to-all routes over the channel leaving switch `sw` by `port` (0 when that is no link).
 uint64_t channel_load(const fabric::Topology& topo, const routing::RoutingTables& t, fabric::NodeId sw,
                       uint8_t port);
 

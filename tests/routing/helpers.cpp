@@ -133,6 +133,12 @@ sim::FabricSpec shared(const std::string& name) {
   return *spec;
 }
 
+std::unique_ptr<routing::Engine> engine(std::string_view name) {
+  auto e = routing::make_engine(name);
+  REQUIRE_MESSAGE(e.has_value(), (e ? "" : e.error().message));
+  return std::move(*e);
+}
+
 routing::RoutingTables route(const std::string& engine, const fabric::Topology& topo,
                              const routing::RoutingOptions& opts) {
   auto e = routing::make_engine(engine);

@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -62,6 +64,9 @@ sim::FabricSpec two_level(uint32_t leaves, uint32_t spines, uint32_t cas);
 
 // A shared reference net file (/work/shared/topologies/<name>), parsed by sim::load_netfile.
 sim::FabricSpec shared(const std::string& name);
+
+// The registry's engine of that name, to ask what it can do (REQUIREs that there is one).
+std::unique_ptr<routing::Engine> engine(std::string_view name);
 
 // Runs one engine; fails the test (doctest REQUIRE) when it returns an error.
 routing::RoutingTables route(const std::string& engine, const fabric::Topology& topo,

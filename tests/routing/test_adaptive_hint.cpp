@@ -36,6 +36,10 @@ TEST_SUITE("unit") {
     const auto a = t.alternatives(node(topo, "L1"), lid(topo, "H2_1"));
     CHECK(std::ranges::find(a, t.port(node(topo, "L1"), lid(topo, "H2_1"))) != a.end());
     CHECK(t.diagnostics().notes[0] == "adaptive-hint: fat-tree core, 0 hinted link(s)");
+    // adaptive-hint promises no deadlock freedom in general (its tables elsewhere are
+    // minhop's, below), so the generic tests do not check it; on a fat tree they are acyclic.
+    CHECK_FALSE(engine("adaptive-hint")->deadlock_free());
+    CHECK(cdg_acyclic(topo, t));
   }
 
 TEST_CASE("adaptive-hint: elsewhere, minhop's tables and equal-hop alternatives") {
@@ -46,6 +50,20 @@ TEST_CASE("adaptive-hint: elsewhere, minhop's tables and equal-hop alternatives"
   CHECK(alts(topo, t, "S1", "H3_0") == std::vector<uint8_t>{2, 3});
   CHECK(alts(topo, t, "S1", "H2_0") == std::vector<uint8_t>{2});
   CHECK(t.diagnostics().notes[0] == "adaptive-hint: min-hop core, 0 hinted link(s)");
+  const fabric::Topology ring5 = to_topology(ring(5, 1));
+  CHECK_FALSE(cdg_acyclic(ring5, route("adaptive-hint", ring5)));  // as minhop's: a cycle
+}
+
+// The reference fat trees (sim suite, with the other figures): ftree's tables, acyclic.
+TEST_CASE("figures: adaptive-hint on ft3-r16 and ft3-r16-degraded5 is deadlock-free") {
+  for (const std::string file : {"ft3-r16.net", "ft3-r16-degraded5.net"}) {
+    CAPTURE(file);
+    const fabric::Topology topo = to_topology(shared(file));
+    const auto t = route("adaptive-hint", topo);
+    const auto f = route("ftree", topo);
+    for (fabric::NodeId sw : topo.switches()) CHECK(std::ranges::equal(t.lft(sw), f.lft(sw)));
+    CHECK(cdg_acyclic(topo, t));
+  }
 }
 
 TEST_CASE("adaptive-hint: a heavy hinted link loses load, in both directions") {

@@ -1,5 +1,6 @@
-// Every engine on the shared reference fabrics: delivery, deadlock freedom where promised, and
-// the load figures (printed; ftree's are asserted in test_ftree.cpp).
+// Every engine on the shared reference fabrics: delivery, deadlock freedom where the engine
+// promises it (Engine::deadlock_free()), and the load figures (printed; ftree's are asserted in
+// test_ftree.cpp).
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -27,7 +28,7 @@ TEST_CASE("figures: every engine on ft3-r16 and ft3-r16-degraded5") {
       // OpenSM's updn left 47% of the CA pairs unrouted on the degraded file; ours routes all.
       CHECK(l.unrouted_pairs == 0);
       CHECK(t.diagnostics().unrouted_ca_pairs == 0);
-      if (name != "minhop") CHECK(cdg_acyclic(topo, t));
+      if (engine(name)->deadlock_free()) CHECK(cdg_acyclic(topo, t));
     }
   }
 }
@@ -43,11 +44,6 @@ TEST_CASE("figures: updn on ft3-r16-degraded5: every pair, deadlock-free, half o
   CHECK(t.diagnostics().unrouted_ca_pairs == 0);
   CHECK(cdg_acyclic(topo, t));
   CHECK(l.max_all_to_all <= 5104 / 2);
-  // The one-pass check used below agrees with the pair-by-pair walks.
-  const AllToAll a = all_to_all(topo, t);
-  CHECK(a.max_load == l.max_all_to_all);
-  CHECK(a.unrouted_pairs == 0);
-  CHECK(a.cdg_acyclic);
 }
 
 TEST_CASE("figures: degraded ft3-r16 trees: ftree and updn at most half of min-hop's load") {

@@ -1,8 +1,11 @@
 // The engine table and chains.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "checks.h"
 #include "helpers.h"
+#include "routing/fabric_view.h"
 
 using namespace rtest;
 
@@ -10,17 +13,44 @@ TEST_SUITE("unit") {
 
 TEST_CASE("registry: the engines, by name") {
   const auto names = routing::engine_names();
-  CHECK(names == std::vector<std::string_view>{"minhop", "updn", "ftree", "adaptive-hint"});
+  REQUIRE_FALSE(names.empty());
+  std::string known;
   for (auto n : names) {
-    auto e = routing::make_engine(n);
-    REQUIRE(e.has_value());
-    CHECK((*e)->name() == n);
+    CAPTURE(n);
+    CHECK(std::count(names.begin(), names.end(), n) == 1);
+    CHECK(n.find(',') == std::string_view::npos);  // chains are split at commas
+    CHECK(engine(n)->name() == n);
+    known += (known.empty() ? "" : ", ") + std::string(n);
   }
   auto bad = routing::make_engine("lash");
   REQUIRE(!bad.has_value());
   CHECK(bad.error().code == mad::Errc::not_found);
-  CHECK(bad.error().message ==
-        "unknown routing engine 'lash' (known: minhop, updn, ftree, adaptive-hint)");
+  CHECK(bad.error().message == "unknown routing engine 'lash' (known: " + known + ")");
+}
+
+TEST_CASE("registry: every engine says what it can do") {
+  // A small fat tree and a ring: every engine with an up/down rule orients the tree (over all
+  // its switches, one rank each), and the others have no orientation at all.
+  const fabric::Topology tree = to_topology(two_level(3, 2, 2));
+  auto fv = routing::FabricView::build(tree);
+  REQUIRE(fv.has_value());
+  for (auto n : routing::engine_names()) {
+    CAPTURE(n);
+    const auto e = engine(n);
+    const std::string_view d = e->description();
+    CHECK_FALSE(d.empty());
+    CHECK(d.find('\n') == std::string_view::npos);  // one line, for listings and the help
+    CHECK(d.find(';') == std::string_view::npos);    // the help separates engines by ';'
+    const auto o = e->orientation(*fv, {});
+    if (e->repair_rule() == routing::RepairRule::up_down) {
+      REQUIRE_MESSAGE(o.has_value(), (o ? "" : o.error().message));
+      CHECK(o->size() == fv->switch_count());
+      // Up*/down* over an orientation is what makes such an engine deadlock-free.
+      CHECK(e->deadlock_free());
+    } else {
+      CHECK_FALSE(o.has_value());
+    }
+  }
 }
 
 TEST_CASE("registry: chains are checked") {

@@ -96,3 +96,32 @@ TEST_CASE("metrics: large fabrics sample their shifts and say so") {
   CHECK(m.shifts == 1);
   CHECK(m.shift_congestion == doctest::Approx(0.0));  // one switch: no switch links at all
 }
+
+TEST_CASE("metrics: what the fabric holds now: LinearFDBTop, removed nodes, links by node index") {
+  // S1 - S2 - S3 in a line, one CA each.
+  Hand h(spec({"H1", "H2", "H3", "S1", "S2", "S3"},
+              {{"H1", 1, "S1", 1}, {"H2", 1, "S2", 1}, {"H3", 1, "S3", 1}, {"S1", 5, "S2", 5},
+               {"S2", 6, "S3", 6}}));
+  h.lid("H1", 1); h.lid("H2", 2); h.lid("H3", 3);
+  h.activate_all();
+  h.lft("S1", {0xFF, 1, 5, 5});
+  h.lft("S2", {0xFF, 5, 1, 6});
+  h.lft("S3", {0xFF, 6, 6, 1});
+  auto m = sim::measure_routing(*h.f);
+  CHECK(m.unrouted == 0);
+  CHECK(m.max_link_load == 2);  // S1 -> S2: H1 to H2 and H3
+  // S2's table ends before LID 3 (the entry stays in memory): H1 and H2 no longer reach H3.
+  h.n("S2").sw->lft_top = 2;
+  CHECK(sim::measure_routing(*h.f).unrouted == 2);
+  h.n("S2").sw->lft_top = 3;
+  // S3 goes, and H3 with it: two CAs, one cable left, reported by the fabric's node indices.
+  REQUIRE(h.f->remove_node(*h.f->find("S3")));
+  m = sim::measure_routing(*h.f, {.keep_link_loads = true});
+  CHECK(m.ca_ports == 2);
+  CHECK(m.unrouted == 0);
+  REQUIRE(m.links.size() == 2);
+  CHECK(m.links[0].from == *h.f->find("S1"));
+  CHECK(m.links[0].from_port == 5);
+  CHECK(m.links[0].to == *h.f->find("S2"));
+  CHECK(m.links[0].routes == 1);
+}
