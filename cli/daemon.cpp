@@ -173,10 +173,7 @@ int Daemon::run() {
   auto svc = service::Service::create(
       *transport_, service::Config{.sm = a_.cfg.sm, .db_path = a_.cfg.db_path, .on_corrupt = a_.cfg.on_corrupt_db},
       log_);
-  if (!svc) {
-    log_.error(sm::code::store_open_failed, "store: {}", svc.error().message);
-    return 1;
-  }
+  if (!svc) return 1;  // the reason is logged
   service_ = std::move(*svc);
   start_control();
   install_signal_handlers();

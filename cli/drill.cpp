@@ -83,8 +83,7 @@ bool Cluster::start(size_t i) {
   if (!ep) return false;  // cannot happen: the port was checked in create() and detached by kill()
   s.transport = std::make_unique<sim::SimTransport>(*fabric_, *ep);
   auto svc = service::Service::create(*s.transport, service::Config{.sm = s.spec.cfg, .db_path = s.spec.db_path}, s.log);
-  if (!svc) {
-    s.log.error(sm::code::store_open_failed, "store: {}", svc.error().message);
+  if (!svc) {  // the reason is logged
     fabric_->detach(*ep);
     return false;
   }

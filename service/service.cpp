@@ -29,10 +29,12 @@ mad::Result<std::unique_ptr<Service>> Service::create(mad::Transport& transport,
   std::vector<sm::store::SaObject> stored;
   if (!s->cfg_.db_path.empty()) {
     auto r = s->open_store();
-    if (!r) return std::unexpected(r.error());
+    auto objects = r ? s->store_->load_sa_objects() : mad::Result<std::vector<sm::store::SaObject>>(std::unexpected(r.error()));
+    if (!objects) {
+      log.error(sm::code::store_open_failed, "store: {}", objects.error().message);
+      return std::unexpected(objects.error());
+    }
     remembered = std::move(*r);
-    auto objects = s->store_->load_sa_objects();
-    if (!objects) return std::unexpected(objects.error());
     stored = std::move(*objects);
   }
   s->wire(std::move(remembered), std::move(stored));
@@ -175,12 +177,12 @@ void Service::on_sweep(const std::shared_ptr<const sm::Subnet>& s) {
   } else {
     sa_->set_index(nullptr);  // index_ stays: the next configured sweep is compared with it
   }
-  if (store_) {
+  if (store_ && !configured) {
+    write_buffered();
+  } else if (store_) {
     note_peers(s->sm.peers);
     note_groups();
-    if (!configured) {
-      if (auto f = store_->flush_events(); !f) log_.error(sm::code::store_flush_failed, "store: {}", f.error().message);
-    } else if (auto c = store_->commit(*s, wall_ms()); !c) {
+    if (auto c = store_->commit(*s, wall_ms()); !c) {
       store_status_.error = c.error().message;
       log_.error(sm::code::store_commit_failed, "store: commit of sweep {} failed: {}", s->sweep.number,
                  c.error().message);

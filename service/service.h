@@ -44,7 +44,7 @@ struct StoreStatus {
 class Service final : public mad::Reactor {
  public:
   // Opens the store (if any) and reads back what it keeps (LIDs, what the switches hold, SA
-  // state). Fails when the store cannot be opened or read; nothing has been sent then.
+  // state). Fails (logged) when the store cannot be opened or read; nothing has been sent then.
   static mad::Result<std::unique_ptr<Service>> create(mad::Transport& transport, Config cfg, sm::Logger& log);
   ~Service() override;
   Service(const Service&) = delete;

@@ -69,6 +69,24 @@ j = json.load(open(sys.argv[1]))
 assert j["subnet_up"] is True and j["pairs"] == 12 and j["unrouted"] == 10, j
 PY
 
+# --db: the store the same stack leaves under `fabricsm run`, readable by `fabricsm show`.
+"$fabricsm" sim -t "$shared/topologies/ft2-r8.net" --db "$work/sim.db" --log-level error > /dev/null ||
+  fail "sim --db"
+show() { "$fabricsm" show "$@" --db "$work/sim.db"; }
+[ "$(show nodes | tail -n +2 | wc -l)" -eq 44 ] || fail "show nodes: $(show nodes | wc -l) lines"
+[ "$(show lids | tail -n +2 | wc -l)" -eq 44 ] || fail "show lids: $(show lids | wc -l) lines"
+[ "$(show links | tail -n +2 | wc -l)" -eq 64 ] || fail "show links: $(show links | wc -l) lines"
+show sweeps | grep -q 'heavy  start' || fail "show sweeps: $(show sweeps)"
+show events | grep -q 'SUBNET UP' || fail "show events has no SUBNET UP: $(show events)"
+[ "$(show routes 5 | tail -n +2 | wc -l)" -eq 12 ] || fail "show routes 5: $(show routes 5)"
+[ "$(stat -c %a "$work/sim.db")" = 600 ] || fail "the database is mode $(stat -c %a "$work/sim.db")"
+# Again on the same store (a fresh fabric: every LID 0): the store gives every port its LID back.
+"$fabricsm" sim -t "$shared/topologies/ft2-r8.net" --db "$work/sim.db" --log-level info > /dev/null 2> "$work/again.log" ||
+  fail "sim --db, second run"
+grep -q 'I0704.*44 LIDs' "$work/again.log" && grep -q 'LIDs: 0 kept, 44 restored, 0 new' "$work/again.log" ||
+  fail "second run on the store: $(grep -E 'I0704|I0303' "$work/again.log")"
+[ "$(show sweeps | tail -n +2 | wc -l)" -eq 2 ] || fail "show sweeps after two runs: $(show sweeps)"
+
 # Bad input: clear messages, no crash.
 set +e
 "$fabricsm" sim --routing nosuch > /dev/null 2> "$work/err"; rc=$?

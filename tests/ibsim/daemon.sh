@@ -6,7 +6,7 @@
 #   `status --resweep` makes a heavy sweep.
 # - The store, read while the daemon runs: `fabricsm show nodes/sweeps/events/sms`.
 # - SIGHUP: a good change (routing_engine) is taken and re-routes; a bad file is refused, the
-#   daemon keeps running with its settings; a restart-only key is reported as such.
+#   daemon keeps running with its settings; restart-only keys (sm_priority, lmc) are reported as such.
 # - SIGTERM: STOPPING=1, exit 0. A restart on the same database keeps every LID and writes no
 #   LFT block.
 . "$(dirname "$0")/lib.sh"
@@ -78,6 +78,17 @@ want=$(grep -c -E '^(Switch|Hca|Ca)' "$NET")
 show sweeps | grep -q 'minhop' && log "show sweeps: $(show sweeps | tail -n +2 | wc -l) sweeps recorded" ||
   fail "show sweeps: $(show sweeps)"
 show events | grep -q 'SUBNET UP' || fail "show events has no SUBNET UP: $(show events | tail -3)"
+# The same stack on the in-process simulator leaves the same store: the same LIDs and routes.
+"$FABRICSM" sim -t "$NET" --routing minhop --db "$work/sim.db" --log-level error > /dev/null || fail "fabricsm sim --db"
+sim_show() { "$FABRICSM" show "$@" --db "$work/sim.db"; }
+cols() { awk '{ print $1, $2, $3, $4, $5 }'; }  # without the first/last seen times
+lid=$(show lids | awk 'NR == 3 { print $1 }')
+if diff <(show lids | cols) <(sim_show lids | cols) > /dev/null &&
+   diff <(show routes "$lid") <(sim_show routes "$lid") > /dev/null; then
+  log "fabricsm sim --db: the same $(show lids | tail -n +2 | wc -l) LIDs and the same routes to LID $lid as the daemon's store"
+else
+  fail "fabricsm sim --db and the daemon stored other LIDs or routes: $(diff <(show lids | cols) <(sim_show lids | cols) | head -4)"
+fi
 
 # SIGHUP: a good change, then a bad file, then a restart-only key.
 sed -i 's/^routing_engine = minhop/routing_engine = updn/' "$conf"
@@ -94,10 +105,10 @@ sleep 0.3
 kill -0 $sm_pid 2>/dev/null && status | grep -q 'Master, subnet up' || fail "the daemon did not keep running after a bad SIGHUP"
 grep -q '"routing_engine": "updn"' <<< "$(status --json)" || fail "settings changed by a refused file"
 cp "$work/good.conf" "$conf"
-echo 'sm_priority = 9' >> "$conf"
+printf 'sm_priority = 9\nlmc = 1\n' >> "$conf"
 kill -HUP $sm_pid
-wait_for 'W0119.*sm_priority = 9' "$work/daemon.log" 30 && log "SIGHUP, restart-only key: $(grep -m1 -o 'W0119.*' "$work/daemon.log")" ||
-  fail "SIGHUP: sm_priority change not reported as restart-only"
+wait_for 'W0119.*sm_priority = 9, lmc = 1' "$work/daemon.log" 30 && log "SIGHUP, restart-only keys: $(grep -m1 -o 'W0119.*' "$work/daemon.log")" ||
+  fail "SIGHUP: sm_priority and lmc changes not reported as restart-only"
 cp "$work/good.conf" "$conf"
 grep -q 'RELOADING=1' "$work/notify.txt" || fail "no RELOADING=1 on SIGHUP"
 
