@@ -9,8 +9,7 @@
 #include <chrono>
 #include <string>
 
-#include "sim/generators.h"
-#include "sim/sim_transport.h"
+#include "bench/sim_fat_tree.h"
 #include "mad/reactor.h"
 #include "sm/multicast/multicast.h"
 #include "sm/multicast/tree.h"
@@ -18,15 +17,9 @@
 
 int main(int argc, char** argv) {
   const unsigned radix = argc > 1 ? static_cast<unsigned>(std::stoul(argv[1])) : 32;
-  auto spec = sim::make_fat_tree(3, radix);
-  if (!spec) {
-    fmt::print(stderr, "{}\n", spec.error().message);
-    return 1;
-  }
-  auto fabric = std::move(*sim::SimFabric::build(std::move(*spec)));
-  auto ep = *fabric->attach(0, 1);
-  fabric->set_is_sm(ep, true);
-  sim::SimTransport t(*fabric, ep);
+  auto bed = bench::SimFatTree::make(radix);
+  if (!bed) return 1;
+  sim::SimTransport& t = *bed->transport;
   sm::Logger log(sm::Level::warn);
   sm::SmConfig cfg;
   cfg.routing_engine = "ftree";

@@ -14,9 +14,8 @@
 #include <ctime>
 #include <string>
 
-#include "sim/generators.h"
-#include "sim/sim_transport.h"
 #include "sim/verifier.h"
+#include "bench/sim_fat_tree.h"
 #include "mad/reactor.h"
 #include "sm/subnet_manager.h"
 
@@ -41,15 +40,10 @@ struct Reaction {
 int main(int argc, char** argv) {
   const unsigned radix = argc > 1 ? static_cast<unsigned>(std::stoul(argv[1])) : 32;
   const std::string engine = argc > 2 ? argv[2] : "ftree";
-  auto spec = sim::make_fat_tree(3, radix);
-  if (!spec) {
-    fmt::print(stderr, "{}\n", spec.error().message);
-    return 1;
-  }
-  auto fabric = std::move(*sim::SimFabric::build(std::move(*spec)));
-  auto ep = *fabric->attach(0, 1);
-  fabric->set_is_sm(ep, true);
-  sim::SimTransport t(*fabric, ep);
+  auto tree = bench::SimFatTree::make(radix);
+  if (!tree) return 1;
+  sim::SimFabric* fabric = tree->fabric.get();
+  sim::SimTransport& t = *tree->transport;
   bool verbose = false, full_routes = false;
   for (int i = 3; i < argc; ++i) (std::string(argv[i]) == "--full" ? full_routes : verbose) = true;
   sm::Logger log(verbose ? sm::Level::info : sm::Level::warn);

@@ -16,6 +16,7 @@
 #include "sim/generators.h"
 #include "sim/netfile.h"
 #include "fabric/topology.h"
+#include "sim/spec_topology.h"
 
 namespace {
 
@@ -40,41 +41,6 @@ mad::Result<sim::FabricSpec> make_fabric(const std::string& name) {
   return sim::load_netfile(name);
 }
 
-// Every linked port Active, LIDs in NodeId order (as the LID manager would hand them out).
-fabric::Topology to_topology(sim::FabricSpec spec) {
-  sim::assign_guids(spec);
-  fabric::TopologyBuilder b;
-  for (const sim::SpecNode& n : spec.nodes) {
-    fabric::Node node;
-    node.guid = n.node_guid;
-    node.system_guid = n.system_guid;
-    node.type = n.type;
-    node.num_ports = n.num_ports;
-    node.description = n.name;
-    std::vector<fabric::Port> ports(static_cast<size_t>(n.num_ports) + 1);
-    for (uint8_t p = 0; p <= n.num_ports; ++p) {
-      ports[p].guid = sim::port_guid(n, p);
-      ports[p].state = p == 0 ? mad::PortState::active : mad::PortState::down;
-    }
-    b.add_node(std::move(node), std::move(ports));
-  }
-  for (const sim::SpecLink& l : spec.links) {
-    const mad::Guid ga = spec.nodes[l.a].node_guid, gb = spec.nodes[l.b].node_guid;
-    b.add_link(ga, mad::PortNum(l.port_a), gb, mad::PortNum(l.port_b));
-    b.port(ga, mad::PortNum(l.port_a))->state = mad::PortState::active;
-    b.port(gb, mad::PortNum(l.port_b))->state = mad::PortState::active;
-  }
-  fabric::Topology topo = std::move(b).build();
-  std::vector<fabric::Topology::LidSet> lids;
-  uint16_t next = 1;
-  for (fabric::NodeId id = 0; id < topo.node_count(); ++id)
-    for (const fabric::Port& p : topo.ports(id))
-      if ((topo.node(id).is_switch() && p.num.value() == 0) ||
-          (!topo.node(id).is_switch() && p.num.value() != 0 && p.linked()))
-        lids.push_back({id, p.num, mad::Lid(next++), 0});
-  return topo.with_lids(lids);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -88,11 +54,12 @@ int main(int argc, char** argv) {
 
   const auto t0 = std::chrono::steady_clock::now();
   auto spec = make_fabric(fabric_name);
-  if (!spec) {
-    std::fprintf(stderr, "%s: %s\n", fabric_name.c_str(), spec.error().message.c_str());
+  auto built = spec ? sim::topology_of(std::move(*spec)) : mad::Result<fabric::Topology>(std::unexpected(spec.error()));
+  if (!built) {
+    std::fprintf(stderr, "%s: %s\n", fabric_name.c_str(), built.error().message.c_str());
     return 1;
   }
-  const fabric::Topology topo = to_topology(std::move(*spec));
+  const fabric::Topology& topo = *built;
   const auto t1 = std::chrono::steady_clock::now();
   const long rss_before = peak_rss_mb();
 

@@ -9,8 +9,7 @@
 #include <cstdio>
 #include <string>
 
-#include "sim/generators.h"
-#include "sim/sim_transport.h"
+#include "bench/sim_fat_tree.h"
 #include "mad/reactor.h"
 #include "sm/store/store.h"
 #include "sm/subnet_manager.h"
@@ -28,9 +27,10 @@ int main(int argc, char** argv) {
   const unsigned radix = argc > 1 ? static_cast<unsigned>(std::stoul(argv[1])) : 32;
   const std::string path = argc > 2 ? argv[2] : "/tmp/fabricsm-store-bench.db";
   for (const char* ext : {"", "-wal", "-shm"}) std::remove((path + ext).c_str());
-  auto fabric = std::move(*sim::SimFabric::build(*sim::make_fat_tree(3, radix)));
-  auto ep = *fabric->attach(0, 1);
-  sim::SimTransport t(*fabric, ep);
+  auto tree = bench::SimFatTree::make(radix);
+  if (!tree) return 1;
+  sim::SimFabric* fabric = tree->fabric.get();
+  sim::SimTransport& t = *tree->transport;
   sm::Logger log(sm::Level::warn);
   sm::SmConfig cfg;
   cfg.routing_engine = "ftree";

@@ -1,5 +1,7 @@
 #include "sm/program/pkey_writer.h"
 
+#include "sm/program/port_plan.h"
+
 #include <algorithm>
 
 #include "mad/attributes.h"
@@ -114,12 +116,7 @@ void PKeyWriter::write_block(uint32_t t, uint16_t block) {
 void PKeyWriter::set_enforcement(uint32_t t) {
   const PKeyTarget& target = plan_.targets[t];
   mad::PortInfo want = model_.find(topo_->node(target.node).guid)->ports[target.port.value()].info;
-  want.port_state = PortState::no_change;
-  want.phys_state = mad::PhysState::no_change;
-  want.link_width_enabled = 0;
-  want.link_speed_enabled = 0;
-  want.link_speed_ext_enabled = 0;
-  want.link_down_default_state = 0;
+  no_change_codes(want);
   want.client_reregister = false;
   want.partition_enforcement_inbound = want.partition_enforcement_outbound = target.enforce;
   sender_.begin();

@@ -21,9 +21,6 @@ uint32_t differing_fields(const mad::PortInfo& a, const mad::PortInfo& b) {
   return d;
 }
 
-namespace {
-
-// A PortInfo with every "no change" code set where the SM changes nothing.
 void no_change_codes(mad::PortInfo& p) {
   p.port_state = PortState::no_change;
   p.phys_state = mad::PhysState::no_change;
@@ -32,8 +29,6 @@ void no_change_codes(mad::PortInfo& p) {
   p.link_speed_ext_enabled = 0;
   p.link_down_default_state = 0;
 }
-
-}  // namespace
 
 PortPlan plan_ports(const Topology& topo, const FabricModel& model, Lid sm_lid, const PortPolicy& policy) {
   PortPlan plan;

@@ -38,6 +38,9 @@ inline constexpr uint32_t must_take = lid | lmc | sm_lid;
 
 // The fields where a and b differ.
 uint32_t differing_fields(const mad::PortInfo& a, const mad::PortInfo& b);
+// Sets every "no change" code (port and physical state, link width and speeds enabled, link
+// down default) so that a Set of `p` changes only the other fields.
+void no_change_codes(mad::PortInfo& p);
 
 struct PortJob {
   NodeId node;

@@ -31,63 +31,9 @@ Spec& Spec::link(const std::string& a, uint8_t pa, const std::string& b, uint8_t
 }
 
 fabric::Topology to_topology(sim::FabricSpec spec, const BuildOptions& opts) {
-  sim::assign_guids(spec);
-  fabric::TopologyBuilder b;
-  std::vector<size_t> order(spec.nodes.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = opts.reverse ? order.size() - 1 - i : i;
-  for (size_t i : order) {
-    const sim::SpecNode& n = spec.nodes[i];
-    fabric::Node node;
-    node.guid = n.node_guid;
-    node.system_guid = n.system_guid;
-    node.type = n.type;
-    node.num_ports = n.num_ports;
-    node.description = n.description.empty() ? n.name : n.description;
-    std::vector<fabric::Port> ports(static_cast<size_t>(n.num_ports) + 1);
-    for (uint8_t p = 0; p <= n.num_ports; ++p) {
-      ports[p].guid = sim::port_guid(n, p);
-      ports[p].state = (p == 0 && n.type == mad::NodeType::sw) ? mad::PortState::active
-                                                               : mad::PortState::down;
-    }
-    REQUIRE(b.add_node(std::move(node), std::move(ports)));
-  }
-  for (size_t k = 0; k < spec.links.size(); ++k) {
-    const sim::SpecLink& l = spec.links[opts.reverse ? spec.links.size() - 1 - k : k];
-    const mad::Guid ga = spec.nodes[l.a].node_guid, gb = spec.nodes[l.b].node_guid;
-    REQUIRE(b.add_link(ga, mad::PortNum(l.port_a), gb, mad::PortNum(l.port_b)));
-    b.port(ga, mad::PortNum(l.port_a))->state = mad::PortState::active;
-    b.port(gb, mad::PortNum(l.port_b))->state = mad::PortState::active;
-  }
-  const auto set_state = [&](const std::vector<std::pair<std::string, uint8_t>>& which,
-                             mad::PortState st) {
-    for (const auto& [name, p] : which) {
-      auto it = std::find_if(spec.nodes.begin(), spec.nodes.end(),
-                             [&](const sim::SpecNode& n) { return n.name == name; });
-      REQUIRE(it != spec.nodes.end());
-      b.port(it->node_guid, mad::PortNum(p))->state = st;
-    }
-  };
-  set_state(opts.down, mad::PortState::down);
-  set_state(opts.init, mad::PortState::init);
-  fabric::Topology topo = std::move(b).build();
-
-  std::vector<fabric::Topology::LidSet> lids;
-  uint32_t next = 1;
-  for (fabric::NodeId id = 0; id < topo.node_count(); ++id) {
-    const fabric::Node& n = topo.node(id);
-    if (n.is_switch()) {
-      lids.push_back({id, mad::PortNum(0), mad::Lid(static_cast<uint16_t>(next++)), 0});
-      continue;
-    }
-    for (const fabric::Port& p : topo.ports(id)) {
-      if (p.num.value() == 0 || !p.linked()) continue;
-      const uint32_t span = 1u << opts.lmc;
-      next = (next + span - 1) / span * span;
-      lids.push_back({id, p.num, mad::Lid(static_cast<uint16_t>(next)), opts.lmc});
-      next += span;
-    }
-  }
-  return topo.with_lids(lids);
+  auto t = sim::topology_of(std::move(spec), opts);
+  REQUIRE_MESSAGE(t, (t ? "" : t.error().message));
+  return std::move(*t);
 }
 
 namespace {

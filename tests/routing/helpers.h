@@ -12,6 +12,7 @@
 
 #include "routing/engine.h"
 #include "sim/spec.h"
+#include "sim/spec_topology.h"
 #include "fabric/topology.h"
 
 // Under AddressSanitizer (the CI runs the unit suite so) everything is several times slower:
@@ -43,15 +44,11 @@ class Spec {
   std::map<std::string, uint32_t> index_;
 };
 
-struct BuildOptions {
-  uint8_t lmc = 0;             // on every CA port
-  bool reverse = false;        // add nodes and links in reverse order (determinism tests)
-  // Ports left in state Down / Init (the cable stays): (node name, port).
-  std::vector<std::pair<std::string, uint8_t>> down, init;
-};
+using BuildOptions = sim::TopologyOptions;
 
-// GUIDs as ibsim gives them (assign_guids), so NodeId order is: CAs in spec order, then switches
-// in spec order. LIDs: sequential in NodeId order, each CA port's base aligned to 2^LMC.
+// sim::topology_of (GUIDs as ibsim gives them, so NodeId order is: CAs in spec order, then
+// switches in spec order; LIDs sequential in NodeId order, each CA port's base aligned to
+// 2^LMC), failing the test on an error.
 fabric::Topology to_topology(sim::FabricSpec spec, const BuildOptions& opts = {});
 
 // Small fabrics. line: switches S0..S{n-1} in a row, `cas` CAs each (H<i>_<j> on ports 1..cas,

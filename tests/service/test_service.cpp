@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <set>
 
+#include "tests/temp_dir.h"
 #include "cli/drill.h"
 #include "mad/sa_path_record.h"
 #include "mad/sa_records.h"
@@ -20,7 +21,6 @@ using svctest::SaClient;
 
 namespace {
 
-namespace fs = std::filesystem;
 constexpr uint64_t kPrefix = mad::kDefaultGidPrefix;
 
 sim::FabricSpec ft2_r8() {
@@ -29,15 +29,7 @@ sim::FabricSpec ft2_r8() {
   return std::move(*s);
 }
 
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    char t[] = "/tmp/fabricsm-service-XXXXXX";
-    dir = mkdtemp(t);
-  }
-  ~TempDir() { fs::remove_all(dir); }
-  std::string file(const char* name) const { return (dir / name).string(); }
-};
+using testutil::TempDir;
 
 // SMs (the drill's Cluster runs whole service stacks) and SA clients on one fabric.
 struct Bed {

@@ -1,6 +1,8 @@
 // Small helpers for the net-file and generator tests.
 #pragma once
 
+#include "tests/temp_dir.h"
+
 #include <unistd.h>
 
 #include <cstdlib>
@@ -37,23 +39,6 @@ inline const sim::SpecLink* link_of(const sim::FabricSpec& spec, std::string_vie
   return nullptr;
 }
 
-// A fresh directory under $TMPDIR, removed with everything in it at the end of the scope.
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "fabricsm-test-XXXXXX").string();
-    if (::mkdtemp(tmpl.data())) path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path.empty()) std::filesystem::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  void write(const std::string& rel, std::string_view text) const {
-    std::ofstream f(path / rel, std::ios::binary);
-    f << text;
-  }
-};
+using testutil::TempDir;
 
 }  // namespace sim_test

@@ -1,6 +1,7 @@
 // Small fabrics in a line of code, and a synchronous SMP exchange, for the sim tests.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +60,24 @@ inline std::optional<mad::Smp> exchange(sim::SimFabric& f, sim::SimTransport& t,
   }
   return std::nullopt;
 }
+
+// Sets LIDs, states and LFTs straight into the simulated nodes (no SM involved).
+struct Hand {
+  std::unique_ptr<sim::SimFabric> f;
+  explicit Hand(sim::FabricSpec s) { f = std::move(*sim::SimFabric::build(std::move(s))); }
+  sim::SimNode& n(const char* name) { return f->mutable_node(*f->find(name)); }
+  void lid(const char* name, uint16_t l) { n(name).ports[n(name).is_switch() ? 0 : 1].lid = l; }
+  void activate_all() {
+    for (sim::NodeIdx i = 0; i < f->nodes().size(); ++i)
+      for (auto& p : f->mutable_node(i).ports)
+        if (p.link_up()) p.state = mad::PortState::active;
+  }
+  void lft(const char* name, std::vector<uint8_t> ports) {
+    auto& sw = *n(name).sw;
+    sw.lft = std::move(ports);
+    sw.lft_top = static_cast<uint16_t>(sw.lft.size() - 1);
+  }
+};
 
 inline mad::DrPath path(std::initializer_list<uint8_t> hops) {
   mad::DrPath p;

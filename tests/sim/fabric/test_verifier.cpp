@@ -7,23 +7,6 @@ using namespace simtest;
 
 namespace {
 
-// Sets LIDs, states and LFTs straight into the simulated nodes (no SM involved).
-struct Hand {
-  std::unique_ptr<sim::SimFabric> f;
-  explicit Hand(sim::FabricSpec s) { f = std::move(*sim::SimFabric::build(std::move(s))); }
-  sim::SimNode& n(const char* name) { return f->mutable_node(*f->find(name)); }
-  void lid(const char* name, uint16_t l) { n(name).ports[n(name).is_switch() ? 0 : 1].lid = l; }
-  void activate_all() {
-    for (sim::NodeIdx i = 0; i < f->nodes().size(); ++i)
-      for (auto& p : f->mutable_node(i).ports)
-        if (p.link_up()) p.state = mad::PortState::active;
-  }
-  void lft(const char* name, std::vector<uint8_t> ports) {
-    auto& sw = *n(name).sw;
-    sw.lft = std::move(ports);
-    sw.lft_top = static_cast<uint16_t>(sw.lft.size() - 1);
-  }
-};
 
 // H1, H2 on S1; H3 on S2; S1[5] - S2[5].
 sim::FabricSpec two_leaves() {

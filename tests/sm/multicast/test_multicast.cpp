@@ -58,19 +58,19 @@ struct Fixture {
   }
   // What IPoIB sends to join the broadcast group (MGID, PortGID, JoinState, and the
   // parameters it learned from a Get).
-  sm::sa::Answer join(fabric::NodeId ca, const mad::Gid& mgid, uint8_t js = mad::join_state::full) {
+  // A join (Set) or a leave (Delete) of `ca`'s port.
+  sm::sa::Answer member(uint8_t method, fabric::NodeId ca, const mad::Gid& mgid, uint8_t js) {
     M q;
     q.mgid = mgid;
     q.port_gid = gid_of(ca);
     q.join_state = js;
-    return ask(ca, mad::sa_method::set, q, M::c_mgid | M::c_port_gid | M::c_join_state);
+    return ask(ca, method, q, M::c_mgid | M::c_port_gid | M::c_join_state);
+  }
+  sm::sa::Answer join(fabric::NodeId ca, const mad::Gid& mgid, uint8_t js = mad::join_state::full) {
+    return member(mad::sa_method::set, ca, mgid, js);
   }
   sm::sa::Answer leave(fabric::NodeId ca, const mad::Gid& mgid, uint8_t js = mad::join_state::full) {
-    M q;
-    q.mgid = mgid;
-    q.port_gid = gid_of(ca);
-    q.join_state = js;
-    return ask(ca, mad::sa_method::del, q, M::c_mgid | M::c_port_gid | M::c_join_state);
+    return member(mad::sa_method::del, ca, mgid, js);
   }
   uint64_t tid = 0;
 };

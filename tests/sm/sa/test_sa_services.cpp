@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "tests/temp_dir.h"
 #include "mad/notice.h"
 #include "mad/sa_service_records.h"
 #include "tests/sm/sa/sa_helpers.h"
@@ -20,14 +21,10 @@ namespace m = mad::sa_method;
 namespace at = mad::sa_attr;
 using SR = mad::ServiceRecord;
 
+// A database of its own for one test.
 struct TempDb {
-  std::filesystem::path dir;
-  TempDb() {
-    char tmpl[] = "/tmp/fabricsm-sa-XXXXXX";
-    dir = mkdtemp(tmpl);
-  }
-  ~TempDb() { std::filesystem::remove_all(dir); }
-  std::string path() const { return (dir / "sa.db").string(); }
+  testutil::TempDir dir;
+  std::string path() const { return dir.file("sa.db"); }
 };
 
 // A wall clock the test moves by hand.

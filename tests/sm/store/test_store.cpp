@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/temp_dir.h"
 #include "sm/store/schema.h"
 #include "sm/store/store.h"
 #include "tests/sm/harness.h"
@@ -17,15 +18,7 @@ namespace st = sm::store;
 
 namespace {
 
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    char tmpl[] = "/tmp/fabricsm-store-XXXXXX";
-    dir = mkdtemp(tmpl);
-  }
-  ~TempDir() { fs::remove_all(dir); }
-  std::string file(const char* name) const { return (dir / name).string(); }
-};
+using testutil::TempDir;
 
 std::string slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
