@@ -205,7 +205,8 @@ Topology FabricModel::snapshot() {
   Topology topo = TopologyBuilder::from_sorted(std::move(nodes), std::move(ports), sm_node_, mad::PortNum(sm_port_));
   // Canonical paths back into the records, only where they moved (an unchanged record stays
   // shared with the last published subnet).
-  for (NodeId id = 0; id < topo.node_count(); ++id) set_path(sorted[id].first, topo.node(id).path);
+  for (NodeId id = 0; id < topo.node_count(); ++id)
+    if (!(sorted[id].second->path == topo.node(id).path)) edit(sorted[id].first)->path = topo.node(id).path;
   return topo;
 }
 

@@ -101,7 +101,8 @@ void SubnetManager::after_discovery() {
     return;
   }
   note_port_changes(walk.port_changes);
-  topo_ = std::make_shared<const Topology>(model_.snapshot());
+  walked_ = std::make_shared<Topology>(model_.snapshot());
+  topo_ = walked_;
   if (mc_) mc_->topology_changed();
   const Topology& t = *topo_;
   report_.discovery = clock_.phase();
@@ -140,7 +141,13 @@ void SubnetManager::assign_and_route() {
   if (!lids) log_.error(code::lids_exhausted, "{}", lids.error().message);
   report_.lids = lids ? std::move(*lids) : std::move(partial);
   for (const std::string& note : report_.lids.notes) log_.warn(code::lid_note, "LIDs: {}", note);
-  topo_ = std::make_shared<const Topology>(topo_->with_lids(report_.lids.lids));
+  // The walk's topology takes its LIDs in place when nothing else holds it (the usual case: a
+  // sweep publishes only at its end); a copy for the largest fabric costs milliseconds.
+  std::shared_ptr<Topology> walked = std::exchange(walked_, nullptr);
+  topo_.reset();
+  if (walked.use_count() == 1) *walked = std::move(*walked).with_lids(report_.lids.lids);
+  else walked = std::make_shared<Topology>(walked->with_lids(report_.lids.lids));
+  topo_ = std::move(walked);
   report_.max_lid = topo_->max_lid().value();
   report_.lid_assignment = clock_.phase();
   log_.info_if(report_.heavy || report_.lids.changed, code::lids_assigned,

@@ -178,6 +178,7 @@ class SubnetManager final : public mad::Reactor {
     std::string engine, chain;
   };
   std::shared_ptr<const Topology> topo_;
+  std::shared_ptr<Topology> walked_;  // topo_ while it waits for its LIDs
   std::shared_ptr<const routing::RoutingTables> tables_;
   std::optional<Routed> routed_;
   std::shared_ptr<const Subnet> published_;

@@ -3,7 +3,6 @@
 // master configures; a standby's walks end after discovery.
 #include "sm/subnet_manager.h"
 
-
 namespace sm {
 
 void SubnetManager::ha_discover() {
