@@ -6,9 +6,11 @@
 #include <charconv>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <set>
 #include <sstream>
 
+#include "mad/text.h"
 #include "routing/engine.h"
 #include "routing/hints.h"
 #include "sm/partitions/partitions.h"
@@ -41,7 +43,7 @@ mad::Result<T> number(const std::string& v, std::string_view what) {
   }
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), x, base);
   if (ec != std::errc() || p != s.data() + s.size() || s.empty())
-    return mad::fail(mad::Errc::parse, fmt::format("'{}' is not {}", v, what));
+    return mad::fail(mad::Errc::parse, fmt::format("{} is not {}", mad::quoted(v), what));
   return x;
 }
 
@@ -56,7 +58,7 @@ mad::Result<uint64_t> u64(const std::string& v) { return number<uint64_t>(v, "a 
 mad::Result<bool> boolean(const std::string& v) {
   if (v == "true" || v == "TRUE" || v == "1" || v == "yes") return true;
   if (v == "false" || v == "FALSE" || v == "0" || v == "no") return false;
-  return mad::fail(mad::Errc::parse, fmt::format("'{}' is not TRUE or FALSE", v));
+  return mad::fail(mad::Errc::parse, fmt::format("{} is not TRUE or FALSE", mad::quoted(v)));
 }
 
 // An integer option stored through `put`.
@@ -112,7 +114,7 @@ const std::vector<Option>& table() {
          if (v.empty()) return {};
          // Always hex, as ibstat prints it, with or without 0x.
          auto g = u64(v.starts_with("0x") || v.starts_with("0X") ? v : "0x" + v);
-         if (!g || *g == 0) return mad::fail(mad::Errc::parse, fmt::format("'{}' is not a port GUID", v));
+         if (!g || *g == 0) return mad::fail(mad::Errc::parse, fmt::format("{} is not a port GUID", mad::quoted(v)));
          c.guid = fmt::format("0x{:016x}", *g);
          return {};
        },
@@ -221,7 +223,7 @@ const std::vector<Option>& table() {
        [](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
          if (v == "refuse") c.on_corrupt_db = sm::store::OnCorrupt::refuse;
          else if (v == "fresh") c.on_corrupt_db = sm::store::OnCorrupt::start_fresh;
-         else return mad::fail(mad::Errc::parse, fmt::format("'{}' is not refuse or fresh", v));
+         else return mad::fail(mad::Errc::parse, fmt::format("{} is not refuse or fresh", mad::quoted(v)));
          return {};
        },
        [](const DaemonConfig& c) {
@@ -231,7 +233,7 @@ const std::vector<Option>& table() {
        [](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
          bool ok = false;
          (void)sm::parse_level(v, &ok);
-         if (!ok) return mad::fail(mad::Errc::parse, fmt::format("'{}' is not error, warn, info or debug", v));
+         if (!ok) return mad::fail(mad::Errc::parse, fmt::format("{} is not error, warn, info or debug", mad::quoted(v)));
          c.log_level = v;
          return {};
        },
@@ -298,28 +300,48 @@ po::options_description config_options() {
   return d;
 }
 
+// Every line a `key = value` (or blank, or a # comment) and no key twice, with the line of
+// what is wrong: Boost's own messages name neither.
+mad::Result<void> check_lines(const std::string& path, const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  std::map<std::string, int> first;
+  for (int n = 1; std::getline(in, line); ++n) {
+    const size_t b = line.find_first_not_of(" \t\r");
+    if (b == std::string::npos || line[b] == '#') continue;
+    const size_t eq = line.find('=');
+    if (eq == std::string::npos)
+      return mad::fail(mad::Errc::parse, fmt::format("{}:{}: {} is not 'key = value'", path, n, mad::quoted(line)));
+    std::string key = line.substr(b, eq - b);
+    while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
+    if (auto [it, fresh] = first.emplace(key, n); !fresh)
+      return mad::fail(mad::Errc::parse,
+                       fmt::format("{}:{}: {} is given twice (first on line {})", path, n, mad::quoted(key), it->second));
+  }
+  return {};
+}
+
 mad::Result<void> apply_config_file(const std::string& path, DaemonConfig& cfg) {
-  std::ifstream f(path);
-  if (!f) return mad::fail(mad::Errc::io, fmt::format("{}: cannot read", path));
-  std::stringstream buf;
-  buf << f.rdbuf();
-  const std::string text = buf.str();
+  auto read = mad::read_text_file(path, "a configuration file");
+  if (!read) return std::unexpected(read.error());
+  const std::string& text = *read;
+  if (auto r = check_lines(path, text); !r) return r;
   po::options_description d = config_options();
   po::parsed_options parsed(&d);
   try {
     std::istringstream in(text);
     parsed = po::parse_config_file(in, d, /*allow_unregistered=*/true);
   } catch (const po::error& e) {
-    return mad::fail(mad::Errc::parse, fmt::format("{}: {}", path, e.what()));
+    return mad::fail(mad::Errc::parse, fmt::format("{}: {}", path, mad::quoted(e.what(), 200)));
   }
   DaemonConfig next = cfg;  // all or nothing
   std::set<std::string> seen;
   for (const po::option& o : parsed.options) {
     const int line = line_of(text, o.string_key);
     if (!seen.insert(o.string_key).second)
-      return mad::fail(mad::Errc::parse, fmt::format("{}: '{}' is given twice", path, o.string_key));
+      return mad::fail(mad::Errc::parse, fmt::format("{}:{}: {} is given twice", path, line, mad::quoted(o.string_key)));
     if (o.unregistered || !find_option(o.string_key))
-      return mad::fail(mad::Errc::parse, fmt::format("{}:{}: unknown key '{}'", path, line, o.string_key));
+      return mad::fail(mad::Errc::parse, fmt::format("{}:{}: unknown key {}", path, line, mad::quoted(o.string_key)));
     const std::string value = o.value.empty() ? "" : o.value.front();
     if (auto r = find_option(o.string_key)->set(value, next); !r)
       return mad::fail(mad::Errc::parse,
@@ -341,8 +363,9 @@ mad::Result<void> apply_options(const po::variables_map& vm, DaemonConfig& cfg) 
 }
 
 mad::Result<std::vector<mad::Guid>> load_guid_file(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) return mad::fail(mad::Errc::io, fmt::format("{}: cannot read", path));
+  auto text = mad::read_text_file(path, "a GUID file");
+  if (!text) return std::unexpected(text.error());
+  std::istringstream f(*text);
   std::vector<mad::Guid> out;
   std::string line;
   for (int n = 1; std::getline(f, line); ++n) {
@@ -351,7 +374,7 @@ mad::Result<std::vector<mad::Guid>> load_guid_file(const std::string& path) {
     std::string w;
     if (!(words >> w)) continue;
     auto g = u64(w);
-    if (!g || *g == 0) return mad::fail(mad::Errc::parse, fmt::format("{}:{}: '{}' is not a GUID", path, n, w));
+    if (!g || *g == 0) return mad::fail(mad::Errc::parse, fmt::format("{}:{}: {} is not a GUID", path, n, mad::quoted(w)));
     out.emplace_back(*g);
     if (words >> w) return mad::fail(mad::Errc::parse, fmt::format("{}:{}: one GUID per line", path, n));
   }

@@ -35,6 +35,10 @@ struct Config {
   // gets the subnet handed over; one that vanished is forgotten). SMs in Discovering or in
   // Master state (split brain) are re-read every poll interval until they settle.
   Nanos peer_check = std::chrono::seconds(1);
+  // An SMInfo DISCOVER (even with the right SM_Key, which a Get hands to anyone while the
+  // M_Key is 0) makes this SM walk the whole subnet: at most once per this long; the others
+  // in between are refused (busy) and reported once.
+  Nanos discover_holdoff = std::chrono::seconds(5);
 };
 
 }  // namespace ha

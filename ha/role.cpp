@@ -423,6 +423,21 @@ Role::SetOutcome Role::on_set(Nanos now, uint32_t modifier, const SmInfo& sender
       return o;
     case mad::sm_info_ctl::discover:
       if (!from_master || (state_ != SmState::standby && state_ != SmState::master)) return illegal(), o;
+      if (last_discover_ && now - *last_discover_ < cfg_.discover_holdoff) {
+        o.status = mad::status::busy;
+        if (discovers_refused_++ == 0)
+          out.note(Note::Kind::security,
+                   fmt::format("{} within {} ms of the last: refused (one full walk per {} ms); further ones in this "
+                               "burst not reported",
+                               what, std::chrono::duration_cast<std::chrono::milliseconds>(now - *last_discover_).count(),
+                               std::chrono::duration_cast<std::chrono::milliseconds>(cfg_.discover_holdoff).count()));
+        return o;
+      }
+      if (discovers_refused_)
+        out.note(Note::Kind::security, fmt::format("{} refused {} SMInfo DISCOVER(s) since the last walk it took",
+                                                   what, discovers_refused_));
+      last_discover_ = now;
+      discovers_refused_ = 0;
       enter_discovering(now, out);
       return o;
     default:

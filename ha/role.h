@@ -156,7 +156,9 @@ class Role {
   bool poll_in_flight_ = false;
   int misses_ = 0, stalls_ = 0, waits_ = 0;
   std::optional<uint32_t> last_act_;
-  bool seen_master_ = false;  // the SM watched has been seen in Master state
+  bool seen_master_ = false;
+  std::optional<Nanos> last_discover_;  // the last SMInfo DISCOVER taken
+  uint32_t discovers_refused_ = 0;       // since then  // the SM watched has been seen in Master state
   bool notified_ = false;
   // Master
   std::optional<Guid> handover_to_;

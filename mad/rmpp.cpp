@@ -47,8 +47,20 @@ std::vector<MadBytes> RmppSender::take_ready() {
   std::vector<MadBytes> out;
   if (failed_) return out;
   const uint32_t last = std::min(window_last_, count_);
-  while (sent_ < last) out.push_back(segment(++sent_));
+  while (sent_ < last) {
+    // Every transfer is bounded: a receiver that keeps acknowledging without progress (or a
+    // lossy path beyond recovery) cannot keep it resending.
+    if (++sends_ > max_sends()) {
+      fail(rmpp::status::too_many_retries);
+      break;
+    }
+    out.push_back(segment(++sent_));
+  }
   return out;
+}
+
+uint64_t RmppSender::max_sends() const {
+  return uint64_t{count_} * 2 * (static_cast<uint64_t>(max_retries_) + 1) + 32;
 }
 
 RmppSender::Event RmppSender::fail(uint8_t status) {
@@ -77,7 +89,9 @@ RmppSender::Event RmppSender::on_reply(const RmppHeader& h) {
   }
   if (h.payload_or_window < h.segment) return fail(rmpp::status::window_too_small);
   if (h.segment < acked_) return Event::ignored;  // stale
-  const bool moved = h.segment > acked_ || h.payload_or_window > window_last_;
+  // Progress is a segment acknowledged or a window that reaches further than before; a window
+  // beyond the last segment reaches no further than the last segment.
+  const bool moved = h.segment > acked_ || std::min(h.payload_or_window, count_) > window_last_;
   acked_ = std::max(acked_, h.segment);
   sent_ = std::max(sent_, acked_);
   window_last_ = std::max(window_last_, std::min(h.payload_or_window, count_));

@@ -6,7 +6,8 @@
 //
 // Sender (13.6.3.1, the sender's view): segments 1..N; the window starts at segment 1 and each
 // ACK (SegmentNumber = last received in order, NewWindowLast = last it may send) moves it. A
-// silence resends what is unacknowledged in the window; too many silences give up. PayloadLength
+// silence resends what is unacknowledged in the window; too many silences in a row give up,
+// and so does a transfer that has sent 2 x (retries + 1) times its segments. PayloadLength
 // (first and last segment) counts the class header of every segment, as the Linux kernel does:
 // first = N * class_header + data, last = class_header + data in the last segment.
 #pragma once
@@ -50,6 +51,7 @@ class RmppSender {
 
  private:
   Event fail(uint8_t status);
+  uint64_t max_sends() const;
   MadBytes header_;
   std::vector<uint8_t> payload_;
   size_t header_size_;
@@ -60,6 +62,7 @@ class RmppSender {
   uint32_t window_last_ = 1;  // last segment the receiver allows
   int retries_ = 0;
   int max_retries_;
+  uint64_t sends_ = 0;  // segments handed out, resends included
   bool failed_ = false;
   uint8_t failure_ = 0;
 };

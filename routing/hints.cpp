@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "mad/text.h"
 namespace routing {
 
 namespace {
@@ -68,11 +69,9 @@ mad::Result<std::vector<LinkHint>> parse_hints(std::string_view text) {
 }
 
 mad::Result<std::vector<LinkHint>> load_hints(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return mad::fail(mad::Errc::io, fmt::format("cannot read hints file '{}'", path));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  auto hints = parse_hints(ss.str());
+  auto text = mad::read_text_file(path, "the hints file");
+  if (!text) return std::unexpected(text.error());
+  auto hints = parse_hints(*text);
   if (!hints)
     return mad::fail(hints.error().code, fmt::format("{}: {}", path, hints.error().message));
   return hints;

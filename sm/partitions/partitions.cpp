@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "mad/text.h"
 namespace sm {
 
 PartitionSet PartitionSet::defaults() {
@@ -276,12 +277,9 @@ mad::Result<PartitionSet> parse_partitions(std::string_view text, std::string_vi
 }
 
 mad::Result<PartitionSet> load_partitions(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return mad::fail(mad::Errc::io, fmt::format("{}: cannot read the partitions file", path));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return mad::fail(mad::Errc::io, fmt::format("{}: read error", path));
-  return parse_partitions(ss.str(), path);
+  auto text = mad::read_text_file(path, "the partitions file");
+  if (!text) return std::unexpected(text.error());
+  return parse_partitions(*text, path);
 }
 
 }  // namespace sm

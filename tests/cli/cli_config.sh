@@ -44,7 +44,18 @@ expect 2 'bad2.conf:1: bad value for .sm_priority.' --config "$work/bad2.conf" -
 printf 'sm_priority = 16\n' > "$work/bad3.conf"
 expect 2 'bad3.conf:1: .*outside 0..15' --config "$work/bad3.conf" --dump-config
 printf 'sweep_interval = 5\nsweep_interval = 6\n' > "$work/twice.conf"
-expect 2 "'sweep_interval' is given twice" --config "$work/twice.conf" --dump-config
+expect 2 "twice.conf:2: 'sweep_interval' is given twice (first on line 1)" --config "$work/twice.conf" --dump-config
+# Lines that are not key = value, directories, binary bytes and huge values (issue 15).
+printf 'sm_priority = 3\nguid 0x0000000000000000\n' > "$work/noeq.conf"
+expect 2 "noeq.conf:2: 'guid 0x0000000000000000' is not 'key = value'" --config "$work/noeq.conf" --dump-config
+mkdir -p "$work/dir.conf"
+expect 2 'dir.conf: is a directory, not a configuration file' --config "$work/dir.conf" --dump-config
+expect 2 'is a directory, not the partitions file' --partition_config_file "$work/dir.conf" --dump-config
+printf 'sm_priority = \001\002\377\n' > "$work/binary.conf"
+expect 2 "binary.conf:1: bad value for 'sm_priority': '.x01.x02.xff' is not a number" --config "$work/binary.conf" --dump-config
+python3 -c "print('log_level = ' + 'x' * 1000000)" > "$work/huge.conf"
+expect 2 "huge.conf:1: bad value for 'log_level': 'xxxx*'... (1000000 bytes) is not" --config "$work/huge.conf" --dump-config
+[ "$(wc -c < "$work/out")" -lt 400 ] || fail "a 1 MB value is echoed into the error ($(wc -c < "$work/out") bytes)"
 printf 'routing_engine = nosuch\n' > "$work/engine.conf"
 expect 2 "engine.conf:1: bad value for 'routing_engine'" --config "$work/engine.conf" --dump-config
 printf '0x0002c903000000aa\n# comment\nnot-a-guid\n' > "$work/roots"

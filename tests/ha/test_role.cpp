@@ -496,3 +496,29 @@ TEST_CASE("stopping: nobody to hand over to, or not master: nothing to do") {
   CHECK(sb.resign(1s).actions.empty());
   CHECK(sb.state() == SmState::standby);
 }
+
+// 25 SMInfo DISCOVERs in a row with a valid SM_Key forced 25 full walks: one is taken per
+// hold-off, the others are refused (busy) and reported once.
+TEST_CASE("DISCOVER: one full walk per hold-off, the rest refused and reported") {
+  Role r = standby_under_master();
+  const SmInfo master = info(0x10, 9, SmState::master, 101);
+  int walks = 0, refused = 0, reported = 0;
+  for (int i = 0; i < 25; ++i) {
+    auto res = r.on_set(Nanos(10ms) * (i + 1), mad::sm_info_ctl::discover, master);
+    if (has(res.out, K::discover)) ++walks;
+    if (res.status == mad::status::busy) ++refused;
+    if (noted(res.out, Note::Kind::security)) ++reported;
+    // The walk ends as standby under the same master, as the SM would report it.
+    if (r.state() == SmState::discovering) {
+      (void)r.discovered(Nanos(10ms) * (i + 1), kSelf, {SmPort{master.guid}}, true);
+      (void)r.query_result(Nanos(10ms) * (i + 1), master.guid, master);
+    }
+  }
+  CHECK(walks == 1);
+  CHECK(refused == 24);
+  CHECK(reported == 1);
+  // After the hold-off one is taken again, and the refusals are summed up.
+  auto later = r.on_set(6s, mad::sm_info_ctl::discover, master);
+  CHECK(has(later.out, K::discover));
+  CHECK(noted(later.out, Note::Kind::security));
+}

@@ -189,6 +189,31 @@ TEST_CASE("RMPP: STOP, ABORT and nonsense ACKs end the transfer") {
   CHECK(v.on_reply(wrong_version) == RmppSender::Event::aborted);
 }
 
+// A client that ACKs segment 1 with a window of 0xFFFFFFFF, over and over: that window reaches
+// no further than the last segment, so it is no progress, and the transfer ends (it used to
+// resend its 25 segments for as long as the ACKs came: 1,802 segments in 15 s on ibsim).
+TEST_CASE("RMPP: ACKs without progress end a transfer; every transfer is bounded") {
+  RmppSender s(response_header(), payload(25 * 200), kSaHeaderSize, 4);
+  REQUIRE(s.segment_count() == 25);
+  size_t sent = s.take_ready().size();
+  RmppHeader ack;
+  ack.version = 1;
+  ack.type = rmpp::Type::ack;
+  ack.segment = 1;
+  ack.payload_or_window = 0xFFFFFFFF;
+  std::vector<MadBytes> resend;
+  int rounds = 0;
+  for (; rounds < 1000 && !s.failed(); ++rounds) {
+    (void)s.on_reply(ack);
+    sent += s.take_ready().size();
+    if (s.on_timeout(resend)) sent += resend.size();
+  }
+  CHECK(s.failed());
+  CHECK(s.failure() == rmpp::status::too_many_retries);
+  CHECK(rounds <= 8);
+  CHECK(sent <= 25 * 2 * 5 + 32);
+}
+
 TEST_CASE("RMPP: the receiver ACKs gaps and duplicates with the last in-order segment") {
   RmppSender s(response_header(), payload(1000));  // 5 segments
   RmppReceiver r(kSaHeaderSize, 8);
