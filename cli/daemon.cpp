@@ -132,11 +132,11 @@ bool Daemon::tick() {
   if (control_) serve_control();
   if (!ready_sent_ && ((m.subnet_up() && m.state() == mad::SmState::master) || m.state() == mad::SmState::standby)) {
     ready_sent_ = true;
-    (void)notify_.send(fmt::format("READY=1\nSTATUS={}", status_summary(m)));
+    (void)notify_.send(fmt::format("READY=1\nSTATUS={}", status_summary(*service_)));
   }
   if (now >= next_status_) {
     next_status_ = now + kStatusEvery;
-    if (std::string s = status_summary(m); s != last_status_) {
+    if (std::string s = status_summary(*service_); s != last_status_) {
       last_status_ = s;
       (void)notify_.send("STATUS=" + s);
     }
@@ -198,6 +198,11 @@ int Daemon::run() {
     log_.info(sm::code::once_standing_by, "standing by: another SM is master");
   } else if (a_.cfg.once && !m.subnet_up()) {
     log_.error(sm::code::once_not_up, "subnet not up after {} sweeps: {}", m.sweeps(), m.last_sweep().failure);
+    rc = 1;
+  } else if (a_.cfg.once && !service_->store_status().error.empty()) {
+    // Up, but nothing of it is in the store: a restart would not find its LIDs.
+    log_.error(sm::code::once_store_failed, "subnet up, but the store {} did not take it: {}", a_.cfg.db_path,
+               service_->store_status().error);
     rc = 1;
   }
   service_->flush();

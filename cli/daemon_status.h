@@ -19,6 +19,6 @@ struct StatusContext {
 std::string status_json(const service::Service& s, const StatusContext& c);
 std::string status_text(const service::Service& s, const StatusContext& c);
 // One line: "Master, subnet up: 80 switches, 128 CAs; sweep 3 (incremental) 12.5 ms".
-std::string status_summary(const sm::SubnetManager& m);
+std::string status_summary(const service::Service& s);
 
 }  // namespace cli

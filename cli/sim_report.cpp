@@ -35,7 +35,8 @@ std::string text_summary(const std::string& fabric, const SimOutcome& o, long rs
                    r.discovery.wall_ms, r.lid_assignment.wall_ms, r.routing.wall_ms,
                    r.programming.wall_ms, o.verify_s * 1e3);
   s += fmt::format("fabric time {:.1f} ms on the simulated clock\n", r.total.fabric_ms);
-  if (o.commit_ms > 0) s += fmt::format("store       last sweep committed in {:.1f} ms\n", o.commit_ms);
+  if (!o.store_error.empty()) s += fmt::format("store       FAILED: {}\n", o.store_error);
+  else if (o.commit_ms > 0) s += fmt::format("store       last sweep committed in {:.1f} ms\n", o.commit_ms);
   s += fmt::format("verified    {} CA pairs: {} routed, {} unrouted, {} in loops; hops max {}, mean {:.2f}\n",
                    v.pairs, v.routed, v.unrouted, v.loops, v.max_hops, v.mean_hops);
   for (const auto& line : v.samples) s += fmt::format("  {}\n", line);
@@ -118,14 +119,14 @@ std::string json_outcome(const SimOutcome& o) {
       "\"lft_blocks_written\": {}, \"port_sets\": {}, \"activations\": {}, "
       "\"phases\": {{\"discovery\": {}, \"lids\": {}, \"routing\": {}, \"programming\": {}, "
       "\"verify\": {{\"wall_ms\": {:.3f}}}}}, \"metrics\": {}, "
-      "\"commit_ms\": {:.1f}, \"build_s\": {:.3f}, \"sm_s\": {:.3f}, \"verify_s\": {:.3f}, "
+      "\"commit_ms\": {:.1f}, \"store_error\": {}, \"build_s\": {:.3f}, \"sm_s\": {:.3f}, \"verify_s\": {:.3f}, "
       "\"metrics_s\": {:.3f}, \"wall_s\": {:.3f}}}",
       json_quote(o.engine), json_quote(r.engine), r.switches, r.cas, r.links, r.lids.lids.size(),
       r.max_lid, o.up, r.number, v.pairs, v.routed, v.unrouted, v.loops, v.ports_not_active,
       v.max_hops, v.mean_hops, o.mads.sent, o.mads.retried, o.mads.timed_out, per_second(o),
       r.program.lft_blocks_written, r.program.port_sets, r.program.activations, phase(r.discovery),
       phase(r.lid_assignment), phase(r.routing), phase(r.programming), o.verify_s * 1e3, metrics,
-      o.commit_ms, o.build_s, o.sm_s, o.verify_s, o.metrics_s, o.build_s + o.sm_s + o.verify_s + o.metrics_s);
+      o.commit_ms, json_quote(o.store_error), o.build_s, o.sm_s, o.verify_s, o.metrics_s, o.build_s + o.sm_s + o.verify_s + o.metrics_s);
 }
 
 std::string json_summary(const std::string& fabric, const std::vector<SimOutcome>& runs, long rss_kb) {

@@ -51,6 +51,7 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
   });
   service.flush();
   out.commit_ms = service.store_status().last_commit_ms;
+  out.store_error = service.store_status().error;
   out.sm_s = seconds_since(t_sm);
   if (!loop) return std::unexpected(loop.error());
   progress.phase("verifying");

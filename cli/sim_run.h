@@ -47,9 +47,10 @@ struct SimOutcome {
   std::optional<sim::MetricsReport> metrics;
   std::vector<NamedLinkLoad> links;
   double build_s = 0, sm_s = 0, verify_s = 0, metrics_s = 0;
-  double commit_ms = 0;  // the last sweep's store commit
+  double commit_ms = 0;     // the last sweep's store commit
+  std::string store_error;  // --db: the last commit's error (nothing of the sweep is stored)
 
-  bool ok() const { return up && verify.all_routed() && verify.ports_not_active == 0; }
+  bool ok() const { return up && verify.all_routed() && verify.ports_not_active == 0 && store_error.empty(); }
 };
 
 mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions& opts);

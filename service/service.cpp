@@ -151,7 +151,8 @@ void Service::note_groups() {
 void Service::write_buffered() {
   note_peers(manager_->ha_role().peers());
   note_groups();
-  if (auto f = store_->flush_events(); !f) log_.error(sm::code::store_flush_failed, "store: {}", f.error().message);
+  if (auto f = store_->flush_events(); !f)
+    log_.error(sm::code::store_flush_failed, "store: {}: {}", cfg_.db_path, f.error().message);
 }
 
 void Service::flush() {
@@ -184,8 +185,9 @@ void Service::on_sweep(const std::shared_ptr<const sm::Subnet>& s) {
     note_groups();
     if (auto c = store_->commit(*s, wall_ms()); !c) {
       store_status_.error = c.error().message;
-      log_.error(sm::code::store_commit_failed, "store: commit of sweep {} failed: {}", s->sweep.number,
-                 c.error().message);
+      ++store_status_.failed_commits;
+      log_.error(sm::code::store_commit_failed, "store: {}: commit of sweep {} failed: {}", cfg_.db_path,
+                 s->sweep.number, c.error().message);
     } else {
       ++store_status_.commits;
       store_status_.last_commit_ms = c->ms;

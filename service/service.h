@@ -36,9 +36,10 @@ struct Config {
 };
 
 struct StoreStatus {
-  uint64_t commits = 0;
+  uint64_t commits = 0;         // that went in
+  uint64_t failed_commits = 0;  // that did not
   double last_commit_ms = 0;
-  std::string error;  // the last commit's, if it failed
+  std::string error;  // the last commit's, if it failed (empty once one goes in again)
 };
 
 class Service final : public mad::Reactor {

@@ -46,6 +46,7 @@ struct LogCode {
   X(port_open_failed, 120, error, event, "the daemon could not open its port")                         \
   X(once_standing_by, 121, info, event, "--once: another SM is master, this one stands by")             \
   X(once_not_up, 122, error, event, "--once: the subnet did not come up within its sweeps")            \
+  X(once_store_failed, 123, error, event, "--once: the subnet is up but the store did not take it")     \
   X(discovery_problem, 201, warn, event, "discovery met something wrong (a duplicate GUID, ...)")      \
   X(no_node_info, 202, warn, event, "discovery: no NodeInfo answer at a path")                         \
   X(no_switch_info, 203, warn, event, "discovery: no SwitchInfo answer from a switch")                 \

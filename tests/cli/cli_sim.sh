@@ -87,6 +87,19 @@ grep -q 'I0704.*44 LIDs' "$work/again.log" && grep -q 'LIDs: 0 kept, 44 restored
   fail "second run on the store: $(grep -E 'I0704|I0303' "$work/again.log")"
 [ "$(show sweeps | tail -n +2 | wc -l)" -eq 2 ] || fail "show sweeps after two runs: $(show sweeps)"
 
+# A store that takes nothing (immutable: even root cannot write it): the run fails and says
+# which file, instead of reporting success with nothing stored.
+if chattr +i "$work/sim.db" 2> /dev/null; then
+  set +e
+  "$fabricsm" sim -t "$shared/topologies/ft2-r8.net" --db "$work/sim.db" > "$work/ro.txt" 2> "$work/ro.err"; rc=$?
+  set -e
+  chattr -i "$work/sim.db"
+  [ $rc -ne 0 ] && grep -q "E0702.*$work/sim.db: commit of sweep 1 failed" "$work/ro.err" &&
+    grep -q "store       FAILED" "$work/ro.txt" || fail "read-only store: rc $rc, $(cat "$work/ro.err" "$work/ro.txt" | head -5)"
+else
+  fail "chattr +i does not work here: cannot make a store that refuses writes"
+fi
+
 # Bad input: clear messages, no crash.
 set +e
 "$fabricsm" sim --routing nosuch > /dev/null 2> "$work/err"; rc=$?

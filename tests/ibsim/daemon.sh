@@ -60,8 +60,13 @@ n=$(grep -c '^WATCHDOG=1' "$work/notify.txt")
 out=$(status) || fail "fabricsm status failed"
 grep -q 'Master, subnet up' <<< "$out" && log "status: $(head -1 <<< "$out")" || fail "status: $out"
 json=$(status --json)
-python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["state"]=="Master" and d["subnet_up"] and d["commits"]>=1, d' \
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["state"]=="Master" and d["subnet_up"] and d["commits"]>=1 and d["failed_commits"]==0, d' \
   "$json" && log "status --json: state Master, subnet_up, committed" || fail "status --json: $json"
+# The SM's own port shows the LID the bring-up gave it, not the 0 it had when the daemon opened it.
+own=$(lid_of)
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["port"]["lid"] == int(sys.argv[2]) != 0, d["port"]' \
+  "$json" "$own" && grep -q "LID $own\$" <<< "$out" && log "status: the SM's port has LID $own" ||
+  fail "status shows the SM's port with LID $(grep -o 'LID [0-9]*$' <<< "$out"), the port has LID $own"
 
 sweeps=$(grep -c 'I0104\|I0105' "$work/daemon.log")
 status --resweep > /dev/null || fail "status --resweep failed"

@@ -3,7 +3,7 @@
 # fabric: clear errors (exit 1) for no device, a CA or port GUID that does not exist; usage
 # errors (exit 2) for a bad --db or config file, with the file's line; a config file that
 # sets the options; the port chosen by --ca/--port and by GUID; SIGINT stops the daemon with
-# exit status 0.
+# exit status 0; a store that refuses writes makes `--once` fail (exit 1).
 . "$(dirname "$0")/lib.sh"
 
 FABRICSM=$(realpath "$1")
@@ -43,6 +43,16 @@ printf 'routing_engine = updn\nsm_priority = 3 # trailing comment\nguid = 0x2000
   "$work/fabricsm.db" "$work/sm.sock" > "$work/good.conf"
 expect 0 'starting: routing updn, .* priority 3' env LD_PRELOAD=$SHIM "$FABRICSM" run --once --config "$work/good.conf"
 expect 0 'SUBNET UP' env LD_PRELOAD=$SHIM "$FABRICSM" run --once --config "$work/good.conf" --routing minhop
+
+# A store that takes nothing (immutable: even root cannot write it): `--once` reaches SUBNET UP
+# but fails, naming the file, instead of exiting 0 with nothing stored.
+if chattr +i "$work/fabricsm.db" 2> /dev/null; then
+  expect 1 "E0702.*$work/fabricsm.db" env LD_PRELOAD=$SHIM "$FABRICSM" run --once --config "$work/good.conf"
+  chattr -i "$work/fabricsm.db"
+  grep -q 'E0123' "$work/err.txt" || { log "FAIL: no E0123 for a store that took nothing"; failed=$((failed + 1)); }
+else
+  log "FAIL: chattr +i does not work here: cannot make a store that refuses writes"; failed=$((failed + 1))
+fi
 
 # The daemon stops on SIGINT with exit status 0.
 (cd "$work/cwd" && LD_PRELOAD=$SHIM exec "$FABRICSM" run --db "$work/fabricsm.db" --control_socket "$work/sm.sock" \
