@@ -14,6 +14,9 @@ struct FieldSpec {
   std::string_view name;
   uint16_t bit = 0;    // from the most significant bit of byte 0
   uint16_t width = 0;  // up to 64 for numbers; wider fields (GIDs, names) are whole bytes
+  // A bit mask the query's bits must be a subset of (CapabilityMask: "ports with IsSM" must
+  // match ports that have other capabilities too, as OpenSM answers), not equal to.
+  bool subset = false;
 };
 
 // Reads a field of up to 64 bits (big-endian bit order). Bytes past the end read as zero.
@@ -41,15 +44,17 @@ constexpr void put_field(std::span<uint8_t> b, FieldSpec f, uint64_t v) {
   }
 }
 
-// Whether two encoded records agree on every field the mask selects (bit i -> fields[i]).
-// Any field width works: wide fields are compared bit by bit through whole bytes.
+// Whether record `b` matches query `a` on every field the mask selects (bit i -> fields[i]):
+// equal, or for a subset field, every bit of a's set in b's. Any field width works: wide
+// fields are compared bit by bit through whole bytes.
 inline bool components_match(std::span<const uint8_t> a, std::span<const uint8_t> b, uint64_t mask,
                              std::span<const FieldSpec> fields) {
   for (size_t i = 0; i < fields.size() && i < 64; ++i) {
     if (!(mask >> i & 1)) continue;
     const FieldSpec f = fields[i];
     if (f.width <= 64) {
-      if (get_field(a, f) != get_field(b, f)) return false;
+      const uint64_t want = get_field(a, f), have = get_field(b, f);
+      if (f.subset ? (want & have) != want : want != have) return false;
       continue;
     }
     // Wide fields start and end on byte boundaries (GIDs, names, tables).

@@ -15,7 +15,7 @@ namespace {
 // bit positions relative to the start of PortInfo.
 constexpr FieldSpec kPortInfo[] = {
     {"M_Key", 0, 64}, {"GIDPrefix", 64, 64}, {"LID", 128, 16}, {"MasterSMLID", 144, 16},
-    {"CapabilityMask", 160, 32}, {"DiagCode", 192, 16}, {"M_KeyLeasePeriod", 208, 16},
+    {"CapabilityMask", 160, 32, true}, {"DiagCode", 192, 16}, {"M_KeyLeasePeriod", 208, 16},
     {"LocalPortNum", 224, 8}, {"LinkWidthEnabled", 232, 8}, {"LinkWidthSupported", 240, 8},
     {"LinkWidthActive", 248, 8}, {"LinkSpeedSupported", 256, 4}, {"PortState", 260, 4},
     {"PortPhysicalState", 264, 4}, {"LinkDownDefaultState", 268, 4}, {"M_KeyProtectBits", 272, 2},
@@ -29,7 +29,7 @@ constexpr FieldSpec kPortInfo[] = {
     {"GUIDCap", 400, 8}, {"ClientReregister", 408, 1}, {"MulticastPKeyTrapSuppressionEnabled", 409, 2},
     {"SubnetTimeOut", 411, 5}, {"Reserved", 416, 3}, {"RespTimeValue", 419, 5}, {"LocalPhyErrors", 424, 4},
     {"OverrunErrors", 428, 4}, {"MaxCreditHint", 432, 16}, {"Reserved", 448, 8},
-    {"LinkRoundTripLatency", 456, 24}, {"CapabilityMask2", 480, 16}, {"LinkSpeedExtActive", 496, 4},
+    {"LinkRoundTripLatency", 456, 24}, {"CapabilityMask2", 480, 16, true}, {"LinkSpeedExtActive", 496, 4},
     {"LinkSpeedExtSupported", 500, 4}, {"Reserved", 504, 3}, {"LinkSpeedExtEnabled", 507, 5},
 };
 
@@ -79,7 +79,7 @@ constexpr FieldSpec kPKeyTableRecord[] = {
 const std::vector<FieldSpec>& port_info_record_fields() {
   static const std::vector<FieldSpec> t = [] {
     std::vector<FieldSpec> v = {{"EndportLID", 0, 16}, {"PortNum", 16, 8}, {"Options", 24, 8}};
-    for (FieldSpec f : kPortInfo) v.push_back(FieldSpec{f.name, static_cast<uint16_t>(f.bit + 32), f.width});
+    for (FieldSpec f : kPortInfo) v.push_back(FieldSpec{f.name, static_cast<uint16_t>(f.bit + 32), f.width, f.subset});
     return v;
   }();
   return t;

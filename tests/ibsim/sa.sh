@@ -3,7 +3,8 @@
 # each), asked the same single-record questions with saquery (ibsim has no RMPP: a GetTable
 # answer is one 256-byte MAD, and saquery shows empty records after the real one, so only the
 # first record of each answer is compared): PathRecords
-# between sampled CA pairs, NodeRecords, SMInfoRecord, ClassPortInfo. The answers must agree
+# between sampled CA pairs, NodeRecords, the SM ports (saquery -s: PortInfoRecords by IsSM),
+# SMInfoRecord, ClassPortInfo. The answers must agree
 # where the IBA defines them (LIDs differ between the SMs, so CAs are named, not numbered); bad
 # requests get an IBA error status, and the daemon keeps running.
 . "$(dirname "$0")/lib.sh"
@@ -34,6 +35,8 @@ answers() {
     { echo "== NR $a"; sa NR "$la" | awk '/NodeRecord dump/ { n++ } n == 1' | norm; } >> "$out"
   done
   { echo "== ClassPortInfo"; sa ClassPortInfo | grep -E 'Base version|Class version'; } >> "$out"
+  # The SM ports (PortInfoRecords whose CapabilityMask has IsSM, among other bits).
+  { echo "== SM ports"; sa -s | awk '/PortInfoRecord dump/ { n++ } n == 1' | grep -E 'capability_mask|PortNum' | norm; } >> "$out"
   { echo "== SMIR"; sa SMIR | awk '/SMInfoRecord dump/ { n++ } n == 1' | grep -E 'GUID|SMState' | norm; } >> "$out"
 }
 
@@ -57,9 +60,11 @@ for sm in opensm fabricsm; do
 done
 
 if diff -u "$work/opensm.answers" "$work/fabricsm.answers" > "$work/diff"; then
-  log "saquery PR/NR/ClassPortInfo/SMIR: fabricsm's answers equal OpenSM's ($(grep -c '^==' "$work/fabricsm.answers") questions, ${#pairs[@]} CA pairs)"
+  log "saquery PR/NR/-s/ClassPortInfo/SMIR: fabricsm's answers equal OpenSM's ($(grep -c '^==' "$work/fabricsm.answers") questions, ${#pairs[@]} CA pairs)"
 else
   fail "answers differ from OpenSM's:"; head -40 "$work/diff"
 fi
+sm_port=$(awk '/^== SM ports/ { on = 1; next } /^==/ { on = 0 } on && /capability_mask/' "$work/fabricsm.answers")
+[ -n "$sm_port" ] && log "saquery -s: the SM's port ($sm_port)" || fail "saquery -s lists no SM port"
 grep -A4 '^== PR' "$work/fabricsm.answers" | head -5 | sed "s/^/[$name]   /"
 exit $failed

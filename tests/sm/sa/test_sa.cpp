@@ -152,6 +152,22 @@ TEST_CASE("SA: NodeRecord and PortInfoRecord by component mask; Get that matches
   pq.endport_lid = t.port(t.switches()[0], mad::PortNum(0)).lid;
   a = ask(f, request(mad::sa_method::get_table, mad::sa_attr::port_info_record, 1, bytes(pq)));
   CHECK(a.payload.size() / (size_t{a.response.attr_offset} * 8) == size_t{t.node(t.switches()[0]).num_ports} + 1);
+
+  // `saquery -s`: the ports whose CapabilityMask has IsSM (component 7), whatever else they
+  // can do: a subset match, so the SM's port (IsSM and more) is the one record.
+  mad::PortInfoRecord sm_ports;
+  sm_ports.info.capability_mask = mad::port_cap::is_sm;
+  a = ask(f, request(mad::sa_method::get_table, mad::sa_attr::port_info_record, 1u << 7, bytes(sm_ports)));
+  REQUIRE(a.response.header.status == mad::status::ok);
+  REQUIRE(a.payload.size() == size_t{a.response.attr_offset} * 8);
+  const auto smr = mad::PortInfoRecord::decode(a.payload);
+  REQUIRE(smr);
+  CHECK(smr->endport_lid == f.run.sm->subnet()->sm.lid);
+  CHECK(smr->info.capability_mask != mad::port_cap::is_sm);  // more bits than the query's
+  // A bit no port has: no records.
+  sm_ports.info.capability_mask = mad::port_cap::is_sm | (1u << 31);
+  a = ask(f, request(mad::sa_method::get_table, mad::sa_attr::port_info_record, 1u << 7, bytes(sm_ports)));
+  CHECK(a.payload.empty());
 }
 
 TEST_CASE("SA: bad requests get the IBA status, never a crash") {
