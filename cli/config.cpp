@@ -1,6 +1,7 @@
 #include "cli/config.h"
 
 #include <fmt/format.h>
+#include <grp.h>
 
 #include <algorithm>
 #include <charconv>
@@ -97,6 +98,18 @@ Option text(const char* name, const char* help, std::string DaemonConfig::*field
                   return {};
                 },
                 [=](const DaemonConfig& c) { return c.*field; }};
+}
+
+// A group's ID by name or number, as chgrp takes it.
+std::optional<unsigned> group_id(const std::string& name) {
+  std::vector<char> buf(16384);
+  struct group g{}, *found = nullptr;
+  if (::getgrnam_r(name.c_str(), &g, buf.data(), buf.size(), &found) == 0 && found) return found->gr_gid;
+  unsigned n = 0;
+  const auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), n);
+  if (ec == std::errc() && end == name.data() + name.size() && ::getgrgid_r(n, &g, buf.data(), buf.size(), &found) == 0 && found)
+    return n;
+  return std::nullopt;
 }
 
 using ms = std::chrono::milliseconds;
@@ -229,6 +242,17 @@ const std::vector<Option>& table() {
        [](const DaemonConfig& c) {
          return std::string(c.on_corrupt_db == sm::store::OnCorrupt::refuse ? "refuse" : "fresh");
        }},
+      {"db_group", "A group that may read the database (mode 0640, e.g. for monitoring); empty: owner only (0600)",
+       [](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
+         c.db_group = v;
+         c.db_gid.reset();
+         if (v.empty()) return {};
+         const auto gid = group_id(v);
+         if (!gid) return mad::fail(mad::Errc::parse, fmt::format("no group {}", mad::quoted(v)));
+         c.db_gid = *gid;
+         return {};
+       },
+       [](const DaemonConfig& c) { return c.db_group; }},
       {"log_level", "error, warn, info or debug",
        [](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
          bool ok = false;

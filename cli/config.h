@@ -5,6 +5,7 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@ struct DaemonConfig {
   std::string partition_config_file;  // read into sm.partitions by load_config
   std::string db_path = "/var/lib/fabricsm/fabricsm.db";
   sm::store::OnCorrupt on_corrupt_db = sm::store::OnCorrupt::refuse;
+  std::string db_group;               // may read the store (0640); empty: owner only (0600)
+  std::optional<unsigned> db_gid;     // db_group's ID, resolved when the option is read
   std::string log_level = "info";
   std::string control_socket = "/run/fabricsm/fabricsm.sock";
   bool once = false;  // command line only

@@ -171,7 +171,7 @@ int Daemon::run() {
                        .started = std::chrono::steady_clock::now()};
 
   auto svc = service::Service::create(
-      *transport_, service::Config{.sm = a_.cfg.sm, .db_path = a_.cfg.db_path, .on_corrupt = a_.cfg.on_corrupt_db},
+      *transport_, service::Config{.sm = a_.cfg.sm, .db_path = a_.cfg.db_path, .on_corrupt = a_.cfg.on_corrupt_db, .db_group = a_.cfg.db_gid},
       log_);
   if (!svc) return 1;  // the reason is logged
   service_ = std::move(*svc);

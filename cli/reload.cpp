@@ -10,7 +10,7 @@ bool restart_only(const std::string& key) {
   static const std::set<std::string> keys = {
       "ca", "port", "guid", "sm_priority", "sm_key", "sticky_master", "sminfo_polling_timeout",
       "polling_retry_number", "activity_stall_polls", "max_wire_smps", "transaction_timeout",
-      "transaction_retries", "db_path", "on_corrupt_db", "control_socket", "lmc"};
+      "transaction_retries", "db_path", "on_corrupt_db", "db_group", "control_socket", "lmc"};
   return keys.count(key) != 0;
 }
 
@@ -32,6 +32,8 @@ Reload plan_reload(const DaemonConfig& running, const DaemonConfig& next) {
   r.apply.sm.ports.lmc = running.sm.ports.lmc;
   r.apply.db_path = running.db_path;
   r.apply.on_corrupt_db = running.on_corrupt_db;
+  r.apply.db_group = running.db_group;
+  r.apply.db_gid = running.db_gid;
   r.apply.control_socket = running.control_socket;
   return r;
 }

@@ -43,7 +43,7 @@ mad::Result<std::unique_ptr<Service>> Service::create(mad::Transport& transport,
 
 mad::Result<sm::Remembered> Service::open_store() {
   sm::store::OpenReport rep;
-  auto s = sm::store::Store::open({.path = cfg_.db_path, .on_corrupt = cfg_.on_corrupt}, &rep);
+  auto s = sm::store::Store::open({.path = cfg_.db_path, .on_corrupt = cfg_.on_corrupt, .group = cfg_.db_group}, &rep);
   if (!s) return std::unexpected(s.error());
   store_ = std::move(*s);
   if (!rep.set_aside.empty())

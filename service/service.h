@@ -29,6 +29,7 @@ struct Config {
   sm::SmConfig sm;
   std::string db_path;  // the store; empty: none
   sm::store::OnCorrupt on_corrupt = sm::store::OnCorrupt::refuse;
+  std::optional<unsigned> db_group;  // the group that may read the store; none: owner only
   sm::sa::ServerConfig sa;
   // Milliseconds since the epoch, for what the store keeps (the transport's clock starts anew
   // with each process); empty: the system clock.

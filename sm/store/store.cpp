@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <unordered_set>
 
 #include "sm/store/schema.h"
@@ -32,6 +34,25 @@ struct RowHash {
 bool exists(const std::string& path) {
   struct stat st{};
   return ::stat(path.c_str(), &st) == 0;
+}
+
+// The store's files get the mode the operator chose (0600, or 0640 and the group) each time it
+// is opened for writing, so a file left readable by an older version or a copy is tightened;
+// files already so are not touched. SQLite gives the -wal and -shm files it creates later the
+// database's mode (and, running as root, its owner and group).
+mad::Result<void> restrict_mode(const OpenOptions& o) {
+  const mode_t mode = o.group ? 0640 : 0600;
+  for (const char* ext : {"", "-wal", "-shm"}) {
+    const std::string p = o.path + ext;
+    struct stat st{};
+    if (::stat(p.c_str(), &st) != 0) continue;  // SQLite makes -wal and -shm when it needs them
+    if (o.group && st.st_gid != *o.group &&
+        ::chown(p.c_str(), static_cast<uid_t>(-1), static_cast<gid_t>(*o.group)) != 0)
+      return mad::fail(mad::Errc::io, fmt::format("{}: cannot give it group {}: {}", p, *o.group, std::strerror(errno)));
+    if ((st.st_mode & 07777) != mode && ::chmod(p.c_str(), mode) != 0)
+      return mad::fail(mad::Errc::io, fmt::format("{}: cannot set mode {:04o}: {}", p, mode, std::strerror(errno)));
+  }
+  return {};
 }
 
 // Why `db` is not a healthy fabricsm database, or "" when it is.
@@ -88,6 +109,7 @@ mad::Result<std::unique_ptr<Store>> Store::open(const OpenOptions& o, OpenReport
 
   bool fresh = !exists(o.path);
   if (!fresh) {
+    if (auto r = restrict_mode(o); !r) return std::unexpected(r.error());
     auto db = Db::open(o.path, Db::Mode::read_write);
     std::string why = db ? health(*db) : db.error().message;
     if (why.empty()) {
@@ -118,6 +140,7 @@ mad::Result<std::unique_ptr<Store>> Store::open(const OpenOptions& o, OpenReport
   // Owner-only from the start (SQLite gives its -wal and -shm files the database's mode): the
   // store names every node and port of the fabric.
   if (const int fd = ::open(o.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600); fd >= 0) ::close(fd);
+  if (auto r = restrict_mode(o); !r) return std::unexpected(r.error());
   auto db = Db::open(o.path, Db::Mode::read_write_create);
   if (!db) return std::unexpected(db.error());
   if (auto r = set_pragmas(*db); !r) return std::unexpected(r.error());

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -25,6 +26,8 @@ struct OpenOptions {
   std::string path;
   OnCorrupt on_corrupt = OnCorrupt::refuse;
   bool read_only = false;  // `fabricsm show`: no migration, no writes
+  // The group that may read the store (mode 0640, e.g. for monitoring); none: owner only (0600).
+  std::optional<unsigned> group;
 };
 
 struct OpenReport {

@@ -45,6 +45,8 @@ printf 'sm_priority = 16\n' > "$work/bad3.conf"
 expect 2 'bad3.conf:1: .*outside 0..15' --config "$work/bad3.conf" --dump-config
 printf 'sweep_interval = 5\nsweep_interval = 6\n' > "$work/twice.conf"
 expect 2 "twice.conf:2: 'sweep_interval' is given twice (first on line 1)" --config "$work/twice.conf" --dump-config
+printf 'db_group = no-such-group\n' > "$work/group.conf"
+expect 2 "group.conf:1: .*no group 'no-such-group'" --config "$work/group.conf" --dump-config
 # Lines that are not key = value, directories, binary bytes and huge values (issue 15).
 printf 'sm_priority = 3\nguid 0x0000000000000000\n' > "$work/noeq.conf"
 expect 2 "noeq.conf:2: 'guid 0x0000000000000000' is not 'key = value'" --config "$work/noeq.conf" --dump-config

@@ -8,7 +8,7 @@
 # - SIGHUP: a good change (routing_engine) is taken and re-routes; a bad file is refused, the
 #   daemon keeps running with its settings; restart-only keys (sm_priority, lmc) are reported as such.
 # - SIGTERM: STOPPING=1, exit 0. A restart on the same database keeps every LID and writes no
-#   LFT block.
+#   LFT block. The store is 0640 and group db_group even under umask 000.
 . "$(dirname "$0")/lib.sh"
 
 FABRICSM=$(realpath "$1")
@@ -32,10 +32,10 @@ trap 'kill $notify_pid 2>/dev/null; ibsim_cleanup' EXIT
 for _ in $(seq 100); do [ -S "$work/notify.sock" ] && break; sleep 0.05; done
 
 conf=$work/fabricsm.conf
-printf 'routing_engine = minhop\ndb_path = %s\ncontrol_socket = %s\nsweep_interval = 0\n' \
+printf 'routing_engine = minhop\ndb_path = %s\ncontrol_socket = %s\nsweep_interval = 0\ndb_group = daemon\n' \
   "$work/fabricsm.db" "$work/sm.sock" > "$conf"
 start_daemon() {
-  (cd "$work/cwd" && NOTIFY_SOCKET=$work/notify.sock WATCHDOG_USEC=400000 LD_PRELOAD=$SHIM \
+  (cd "$work/cwd" && umask 000 && NOTIFY_SOCKET=$work/notify.sock WATCHDOG_USEC=400000 LD_PRELOAD=$SHIM \
      exec "$FABRICSM" run --config "$conf" 2> "$work/daemon.log") &
   sm_pid=$!
 }
@@ -75,8 +75,11 @@ i=0; until [ "$(grep -c 'I0104\|I0105' "$work/daemon.log")" -gt "$sweeps" ] || [
 [ "$(grep -c 'I0104\|I0105' "$work/daemon.log")" -gt "$sweeps" ] && log "status --resweep: a heavy sweep ran" ||
   fail "no sweep after --resweep"
 
-# The store while the daemon runs.
+# The store while the daemon runs: mode 0640 and group db_group, even under umask 000.
 show() { "$FABRICSM" show "$@" --db "$work/fabricsm.db"; }
+modes=$(cd "$work" && stat -c '%n %a %G' fabricsm.db fabricsm.db-wal fabricsm.db-shm | tr '\n' ' ')
+[ "$modes" = "fabricsm.db 640 daemon fabricsm.db-wal 640 daemon fabricsm.db-shm 640 daemon " ] &&
+  log "store files: $modes" || fail "store files (want 640, group daemon): $modes"
 nodes=$(show nodes | tail -n +2 | wc -l)
 want=$(grep -c -E '^(Switch|Hca|Ca)' "$NET")
 [ "$nodes" -eq "$want" ] && log "show nodes: $nodes nodes, as in the net file" || fail "show nodes: $nodes, want $want"

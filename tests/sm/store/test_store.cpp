@@ -66,6 +66,35 @@ TEST_CASE("a new store has the current schema, WAL, and fabricsm's application i
   }
 }
 
+TEST_CASE("a store with a group is 0640 and that group's; an open tightens a readable file") {
+  TempDir t;
+  // Another group than ours, to see the change (root may give any; others only their own).
+  const gid_t other = ::getegid() == 1 ? 2 : 1;
+  if (::geteuid() != 0) {
+    MESSAGE("not root: cannot give files another group; skipped");
+    return;
+  }
+  {
+    auto s = st::Store::open({.path = t.file("g.db"), .group = other});
+    REQUIRE_MESSAGE(s, (s ? "" : s.error().message));
+    REQUIRE((*s)->db().exec("CREATE TABLE probe (x); INSERT INTO probe VALUES (1)"));
+    for (const char* f : {"g.db", "g.db-wal", "g.db-shm"}) {
+      CAPTURE(f);
+      struct stat st {};
+      REQUIRE(::stat(t.file(f).c_str(), &st) == 0);
+      CHECK((st.st_mode & 0777) == 0640);
+      CHECK(st.st_gid == other);
+    }
+  }
+  // A store left world-readable (a copy, an older fabricsm): owner-only again when opened.
+  REQUIRE(::chmod(t.file("g.db").c_str(), 0644) == 0);
+  auto s = st::Store::open({.path = t.file("g.db")});
+  REQUIRE_MESSAGE(s, (s ? "" : s.error().message));
+  struct stat st {};
+  REQUIRE(::stat(t.file("g.db").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+}
+
 TEST_CASE("an older schema is upgraded and keeps its data") {
   TempDir t;
   {
