@@ -11,6 +11,7 @@ bool live(const mad::PortInfo& pi) {
 void Discovery::start_full(std::function<void()> done) {
   done_ = std::move(done);
   full_ = true;
+  before_ = std::move(model_);
   model_.clear();
   begin();
   probe(DrPath(), Guid(), 0);
@@ -45,6 +46,15 @@ void Discovery::end() {
     end();
     return;
   }
+  if (full_) {
+    if (!model_.find(model_.sm_node())) {
+      model_ = std::move(before_);  // not even the SM's own node answered: nothing was learnt
+    } else {
+      summary_.kept = keep_unanswered(model_, before_, summary_.holes, left_out_);
+      if (!summary_.kept.nodes.empty()) model_.recompute_paths();
+    }
+    before_.clear();
+  }
   summary_.pruned = model_.prune_unreachable();
   summary_.changed.assign(refreshed_.begin(), refreshed_.end());
   if (failed_log_.suppressed())
@@ -65,6 +75,7 @@ void Discovery::probe(const DrPath& path, Guid from, uint8_t from_port) {
   client_.get(path, mad::attr::node_info, 0, [this, path, from, from_port](mad::Result<mad::Smp> r) {
     if (!r) {
       ++summary_.unanswered;
+      hole(from, from_port, Hole::Kind::node_info);
       if (failed_log_.allow())
         log_.warn(code::no_node_info, "discovery: no NodeInfo at path {}: {}", path.str(), r.error().message);
     } else if (auto ni = mad::decode_attr<mad::NodeInfo>(*r)) {
@@ -159,12 +170,26 @@ void Discovery::refresh_node(Guid g) {
     if (!ni || ni->node_guid != g) {
       if (!retried_) {
         retry_.push_back(g);
+      } else if (!r && r.error().code == mad::Errc::timeout) {
+        // Unanswered over routes that avoid every cable known down: lost, or hung. A hole,
+        // not a reason to walk it all (under loss that would never end).
+        ++summary_.unanswered;
+        hole(g, 0, Hole::Kind::at_route);
       } else {
         summary_.stale_path = true;
         log_.info(code::refresh_lost_node, "refresh: {} no longer answers at {}: a full sweep follows", g, path.str());
       }
     } else {
-      read_node(g, false);
+      const NodeRec* known = model_.find(g);
+      const bool ca = known && !known->is_switch();
+      read_node(g, known && known->description.empty());
+      // A CA's ports are read by its own route: all of them (a CA has one or two), since a
+      // refresh of a CA is a retry of what did not answer.
+      if (const NodeRec* now = model_.find(g); ca && now) {
+        const uint8_t ports = now->info.num_ports;
+        const DrPath route = now->path;
+        for (uint8_t p = 1; p <= ports; ++p) read_port(g, p, route);
+      }
     }
     end();
   });
@@ -177,6 +202,7 @@ void Discovery::read_node(Guid g, bool with_description) {
     begin();
     ++summary_.smps;
     client_.get(path, mad::attr::node_description, 0, [this, g](mad::Result<mad::Smp> r) {
+      if (!r) hole(g, 0, Hole::Kind::description);
       if (r)
         if (auto d = mad::decode_attr<mad::NodeDescription>(*r))
           if (auto* node = model_.edit(g)) node->description = d->text;
@@ -192,6 +218,7 @@ void Discovery::read_node(Guid g, bool with_description) {
         if (auto* node = model_.edit(g)) node->sw = *si;
     } else {
       ++summary_.unanswered;
+      hole(g, 0, Hole::Kind::switch_info);
       if (failed_log_.allow()) log_.warn(code::no_switch_info, "discovery: no SwitchInfo from {}: {}", g, r.error().message);
     }
     end();
@@ -213,6 +240,7 @@ void Discovery::read_port(Guid g, uint8_t port, const DrPath& path) {
         retry_ports_.emplace_back(g, port);  // its route may cross what just broke
       } else {
         ++summary_.unanswered;
+        hole(g, port, Hole::Kind::port_info);
         if (failed_log_.allow())
           log_.warn(code::no_port_info, "discovery: no PortInfo {}[{}]: {}", g, port, r.error().message);
       }

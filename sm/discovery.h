@@ -6,6 +6,9 @@
 //    went down are forgotten, ports that came up or changed state are probed, nodes never seen
 //    are walked into, and a neighbour whose link state changed is re-read too (it may have
 //    rebooted). Whatever the SM can no longer reach is pruned at the end.
+// What stays unanswered is a hole (walk_holes.h), not an absence: a full walk keeps what the
+// model knew there (so it starts from the model it replaces), and the summary names the holes
+// for the SM to retry.
 // The result does not depend on answer order: FabricModel::snapshot() sorts and canonicalises.
 #pragma once
 
@@ -15,6 +18,7 @@
 #include <vector>
 
 #include "sm/fabric_model.h"
+#include "sm/walk_holes.h"
 #include "sm/log.h"
 #include "sm/smp_client.h"
 
@@ -28,12 +32,15 @@ struct WalkSummary {
   std::vector<Guid> changed;        // nodes re-read or found by a refresh
   std::vector<std::pair<Guid, uint8_t>> port_changes;  // refresh: ports that went up or down
   std::vector<std::string> problems;
+  std::vector<Hole> holes;  // what did not answer, those left out included
+  Kept kept;                // full walk: what was kept from before for them
 };
 
 class Discovery {
  public:
-  Discovery(SmpClient& client, Logger& log, FabricModel& model)
-      : client_(client), log_(log), model_(model) {}
+  // Holes in `left_out` (they never answered, sweep after sweep) are not filled from before.
+  Discovery(SmpClient& client, Logger& log, FabricModel& model, HoleSet left_out = {})
+      : client_(client), log_(log), model_(model), left_out_(std::move(left_out)) {}
 
   void start_full(std::function<void()> done);
   void start_refresh(const std::vector<Guid>& switches, std::function<void()> done);
@@ -47,12 +54,15 @@ class Discovery {
   void refresh_node(Guid g);
   void refresh_peer(Guid g, uint8_t port, const DrPath& via);
   void problem(std::string what);
+  void hole(Guid node, uint8_t port, Hole::Kind kind) { summary_.holes.push_back(Hole{node, port, kind}); }
   void begin() { ++pending_; }
   void end();
 
   SmpClient& client_;
   Logger& log_;
   FabricModel& model_;
+  FabricModel before_;  // full walk: the model it replaces, for its holes
+  HoleSet left_out_;
   std::function<void()> done_;
   bool full_ = true;
   size_t pending_ = 0;

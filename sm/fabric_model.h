@@ -49,6 +49,8 @@ class FabricModel {
   std::shared_ptr<const NodeRec> share(Guid g) const { return nodes_.share(g); }
   // Adds a node seen for the first time; returns nullptr if the GUID is already there.
   NodeRec* add(const mad::NodeInfo& ni, const DrPath& path);
+  // A node's whole record, as an earlier model had it (walk_holes.h); replaces any there.
+  void adopt(Guid g, NodeRec rec) { nodes_.put(g, std::move(rec)); }
   // Records a cable; false (and nothing changed) when either port is cabled elsewhere.
   bool link(Guid a, uint8_t pa, Guid b, uint8_t pb);
   // Forgets the cable at a port (both ends).

@@ -56,6 +56,8 @@ struct LogCode {
   X(refreshed, 207, info, quiet, "an incremental sweep re-read the switches a trap or light sweep named") \
   X(node_unreachable, 208, warn, event, "a node is no longer reachable and leaves the model")          \
   X(discovered, 209, info, quiet, "a heavy sweep's discovery: switches, CAs, links, SMPs")             \
+  X(holes_kept, 210, warn, event, "a walk's unanswered parts: kept as known before, retried")          \
+  X(hole_left_out, 211, warn, event, "a part that never answered, sweep after sweep, is left out")      \
   X(lids_exhausted, 301, error, event, "the unicast LID space cannot hold every port")                 \
   X(lid_note, 302, warn, event, "LIDs: a conflict resolved or a reservation reclaimed")                \
   X(lids_assigned, 303, info, quiet, "LIDs kept, restored, new and changed")                           \

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <set>
 
 #include "sm/fabric_model.h"
 #include "sm/memory.h"
@@ -18,6 +19,7 @@ class MulticastTables {
   struct Outcome {
     uint64_t blocks_written = 0;
     uint64_t failures = 0;
+    std::set<Guid> failed;  // the switches a Set failed on
   };
   virtual ~MulticastTables() = default;
   // A sweep read the fabric again: no tree of the old topology is used from now on.

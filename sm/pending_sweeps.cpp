@@ -18,6 +18,13 @@ void PendingSweeps::swept(bool failed, mad::Nanos now) {
   if (next_light_ <= now && t_.light_interval.count() > 0) next_light_ = now + t_.light_interval;
 }
 
+void PendingSweeps::retry(const std::vector<Guid>& nodes, mad::Nanos now) {
+  if (dirty_.empty()) dirty_why_ = "retry of what did not answer or take its Set";
+  dirty_.insert(nodes.begin(), nodes.end());
+  const mad::Nanos at = now + t_.retry;
+  if (!react_at_ || *react_at_ > at) react_at_ = at;
+}
+
 void PendingSweeps::clear() {
   heavy_ = false;
   dirty_.clear();

@@ -33,6 +33,9 @@ class PendingSweeps {
   void mark_dirty(Guid sw, std::string why, mad::Nanos now);
   // A sweep ended (failed: try again after the retry interval).
   void swept(bool failed, mad::Nanos now);
+  // A sweep failed in part: re-read just these nodes after the retry interval (an incremental
+  // sweep), unless a heavy sweep is wanted meanwhile.
+  void retry(const std::vector<Guid>& nodes, mad::Nanos now);
   void light_done(mad::Nanos now) { next_light_ = now + t_.light_interval; }
   // Not master any more: nothing is pending.
   void clear();

@@ -72,6 +72,9 @@ void SubnetManager::begin_sweep(bool heavy, std::string trigger) {
   report_.heavy = heavy;
   report_.trigger = std::move(trigger);
   tables_.reset();
+  blocking_holes_ = 0;
+  retry_.clear();
+  retry_in_part_ = retry_all_ = false;
   mads_at_start_ = tx_.stats();
   clock_.start_sweep();
   phase_ = heavy ? "discovery" : "re-reading changed switches";
@@ -80,14 +83,14 @@ void SubnetManager::begin_sweep(bool heavy, std::string trigger) {
 void SubnetManager::heavy_sweep(std::string trigger) {
   pending_.heavy_started();
   begin_sweep(true, std::move(trigger));
-  discovery_ = std::make_unique<Discovery>(client_, log_, model_);
+  discovery_ = std::make_unique<Discovery>(client_, log_, model_, left_out_);
   discovery_->start_full([this] { after_discovery(); });
 }
 
 void SubnetManager::incremental_sweep(PendingSweeps::Next what) {
   begin_sweep(false, std::move(what.why));
   report_.refreshed = what.switches.size();
-  discovery_ = std::make_unique<Discovery>(client_, log_, model_);
+  discovery_ = std::make_unique<Discovery>(client_, log_, model_, left_out_);
   discovery_->start_refresh(what.switches, [this] { after_discovery(); });
 }
 
@@ -121,6 +124,7 @@ void SubnetManager::after_discovery() {
               "sweep {} ({}): re-read {} switch(es), {} node(s) re-read or found, {} gone, {} SMPs, {:.1f} ms",
               sweeps_, report_.trigger, report_.refreshed, walk.changed.size(), walk.pruned.size(), walk.smps,
               report_.discovery.wall_ms);
+  note_holes(walk);
   for (Guid g : walk.pruned) {
     lft_memory_.erase(g);
     log_.warn(code::node_unreachable, "node {} is no longer reachable", g);
@@ -132,6 +136,46 @@ void SubnetManager::after_discovery() {
   port_guid_ = t.port(t.sm_node(), t.sm_port()).guid;
   ha_.set_self(port_guid_);
   elect();
+}
+
+void SubnetManager::note_holes(const WalkSummary& walk) {
+  const HoleSet now(walk.holes.begin(), walk.holes.end());
+  // What answered this time is no hole any more: every hole of a full walk, the refreshed
+  // nodes' of a partial one.
+  const std::set<Guid> looked(walk.changed.begin(), walk.changed.end());
+  for (auto it = misses_.begin(); it != misses_.end();) {
+    const bool examined = report_.heavy || looked.contains(it->first.node);
+    if (examined && !now.contains(it->first)) {
+      left_out_.erase(it->first);
+      it = misses_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  bool newly_left_out = false;
+  for (const Hole& h : now) {
+    if (++misses_[h] < kLeaveOut || !left_out_.insert(h).second) continue;
+    newly_left_out = true;
+    log_.warn(code::hole_left_out, "{} did not answer in {} sweeps in a row: left out", h.str(), kLeaveOut);
+  }
+  for (const Hole& h : now) {
+    if (left_out_.contains(h)) continue;
+    ++blocking_holes_;
+    if (h.node.is_zero()) retry_all_ = true;
+    retry_.insert(h.node);
+  }
+  for (Guid g : walk.kept.nodes) retry_.insert(g);
+  report_.holes = blocking_holes_;
+  report_.left_out = now.size() - blocking_holes_;
+  report_.kept_nodes = walk.kept.nodes.size();
+  if (blocking_holes_)
+    log_.warn(code::holes_kept, "sweep {}: {} read(s) unanswered, {}; retried next", sweeps_, blocking_holes_,
+              report_.heavy ? fmt::format("{} node(s) and {} attribute(s) kept as known before, {} never known",
+                                          walk.kept.nodes.size(), walk.kept.attributes, walk.kept.unknown)
+                            : std::string("what was known of them kept"));
+  // What is left out may still be in the model (kept by a full walk, or known to a partial
+  // one): a full walk without it.
+  if (newly_left_out) pending_.want_heavy("parts that never answered are left out");
 }
 
 void SubnetManager::assign_and_route() {
@@ -225,6 +269,12 @@ void SubnetManager::finish(bool up, std::string failure) {
   report_.smps_timed_out = st.timed_out - mads_at_start_.timed_out;
   sweeping_ = false;
   phase_ = "idle";
+  if (blocking_holes_ > 0) {  // whatever else went wrong, most likely for the same loss
+    const std::string why = fmt::format("discovery incomplete: {} read(s) unanswered", blocking_holes_);
+    report_.failure = report_.failure.empty() ? why : report_.failure + "; " + why;
+    up = report_.up = false;
+    retry_in_part_ = true;
+  }
   if (up && master_) {
     if (!up_)
       log_.info(code::subnet_up, "SUBNET UP: {} switches, {} CAs, {} SMPs, {:.1f} ms", report_.switches, report_.cas,
@@ -237,7 +287,14 @@ void SubnetManager::finish(bool up, std::string failure) {
   } else if (!up) {
     log_.error(code::sweep_failed, "sweep {} did not bring the subnet up: {}", sweeps_, report_.failure);
   }
-  pending_.swept(!up && (master_ || ha_.state() == mad::SmState::discovering), now());
+  const bool failed = !up && (master_ || ha_.state() == mad::SmState::discovering);
+  if (failed && master_ && retry_in_part_ && !retry_all_ && !retry_.empty()) {
+    // Only what did not answer or take its Set: re-read and program those nodes again.
+    pending_.swept(false, now());
+    pending_.retry(std::vector<Guid>(retry_.begin(), retry_.end()), now());
+  } else {
+    pending_.swept(failed, now());
+  }
   publish();
   if (on_sweep_done) on_sweep_done(published_);
   start_next_if_wanted();

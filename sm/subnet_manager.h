@@ -16,6 +16,8 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -144,6 +146,7 @@ class SubnetManager final : public mad::Reactor {
   void start_light_sweep();
   void mark_dirty(Guid sw, std::string why);
   void note_port_changes(const std::vector<std::pair<Guid, uint8_t>>& changes);
+  void note_holes(const WalkSummary& walk);
   void on_trap(const mad::Packet& p, const mad::Smp& trap);
   // Programming (subnet_manager_program.cpp): LFTs and ports, then P_Keys, then multicast.
   void program();
@@ -192,6 +195,16 @@ class SubnetManager final : public mad::Reactor {
   SweepClock clock_;
   PendingSweeps pending_;
   FlapDetector flaps_;
+  // Holes (walk_holes.h): how many walks in a row each one stayed unanswered; those that
+  // stayed so for kLeaveOut walks are left out (a hung agent), the rest block SUBNET UP. A
+  // sweep that failed only for holes and failed Sets retries just those nodes.
+  static constexpr int kLeaveOut = 4;
+  std::map<Hole, int> misses_;
+  HoleSet left_out_;
+  size_t blocking_holes_ = 0;
+  std::set<Guid> retry_;
+  bool retry_in_part_ = false;  // the sweep failed for holes and failed Sets only
+  bool retry_all_ = false;      // ... but one was the SM's own node: walk it all again
   std::unique_ptr<Discovery> discovery_;
   std::unique_ptr<Programmer> programmer_;
   std::unique_ptr<PKeyWriter> pkey_writer_;

@@ -25,6 +25,10 @@ void SubnetManager::after_programming() {
             sweeps_, s.lft_blocks_written, s.lft_blocks_read, s.switch_info_sets, s.port_sets,
             s.client_reregisters, s.activations, s.failures, report_.programming.wall_ms);
   const bool ok = programmer_->ok() && report_.lids.unassigned == 0;
+  if (!programmer_->ok() && report_.lids.unassigned == 0) {
+    retry_.insert(programmer_->failed_nodes().begin(), programmer_->failed_nodes().end());
+    retry_in_part_ = true;
+  }
   programmer_.reset();  // in its own callback: it touches nothing after calling it
   if (std::exchange(forget_tables_, false)) {
     lft_memory_.clear();
@@ -51,6 +55,11 @@ void SubnetManager::program_partitions(bool ok) {
                  sweeps_, cfg_.partitions.partitions.size(), s.blocks_written, s.ports_written, s.blocks_read,
                  s.enforcement_sets, s.failures, ms);
     const bool all = ok && pkey_writer_->ok();
+    if (!pkey_writer_->ok()) {
+      const auto failed = pkey_writer_->failed_nodes();
+      retry_.insert(failed.begin(), failed.end());
+      retry_in_part_ = retry_in_part_ || ok;
+    }
     pkey_writer_.reset();
     if (all && mc_ && master_) return program_multicast();
     finish(all, all ? "" : "programming failed on some nodes");
@@ -61,6 +70,10 @@ void SubnetManager::program_multicast() {
   phase_ = "multicast";
   mc_->program(*topo_, model_, client_, true, [this](const MulticastTables::Outcome& o) {
     report_.mft_blocks = o.blocks_written;
+    if (o.failures) {
+      retry_.insert(o.failed.begin(), o.failed.end());
+      retry_in_part_ = true;
+    }
     finish(o.failures == 0, o.failures == 0 ? "" : "multicast forwarding tables failed on some switches");
   });
 }

@@ -26,6 +26,9 @@ struct SweepReport {
   std::string failure;  // why it is not up
   size_t nodes = 0, switches = 0, cas = 0, links = 0;
   size_t refreshed = 0, pruned = 0;  // incremental: switches re-read, nodes dropped
+  // Reads that stayed unanswered (walk_holes.h): blocking SUBNET UP, and left out for good;
+  // nodes kept as known before because of them.
+  size_t holes = 0, left_out = 0, kept_nodes = 0;
   uint16_t max_lid = 0;
   LidAssignment lids;
   std::string engine;  // empty: nothing was routed (not master, or it failed before)

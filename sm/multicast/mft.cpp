@@ -136,6 +136,7 @@ void MftWriter::write(const MftPlan::Write& w) {
                   else held[key] = masks;
                 } else {
                   ++stats_.failures;
+                  stats_.failed.insert(guid);
                   memory_.erase(guid);  // unknown now: the next plan writes it all
                   log_.error(code::mft_block_failed, "multicast: MFT block {} position {} on {}: {}", key >> 4,
                              key & 0xF, guid, r.error().message);
@@ -153,6 +154,7 @@ void MftWriter::set_top(const MftPlan::TopSet& s) {
         if (auto* n = model_.edit(guid)) n->sw = *si;
     } else {
       ++stats_.failures;
+      stats_.failed.insert(guid);
       log_.error(code::mft_top_failed, "multicast: SwitchInfo (MulticastFDBTop) on {}: {}", guid, r.error().message);
     }
     sender_.end();

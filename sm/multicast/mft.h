@@ -12,6 +12,7 @@
 #include <array>
 #include <functional>
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -34,6 +35,7 @@ struct MftStats {
   uint64_t blocks_written = 0;
   uint64_t top_sets = 0;         // SwitchInfo Sets for MulticastFDBTop
   uint64_t failures = 0;
+  std::set<Guid> failed;         // the switches a Set failed on
 };
 
 // Everything to send, self-contained (paths, not topology references), so it can run while

@@ -115,7 +115,7 @@ void Multicast::run(MftPlan plan, std::function<void(const Outcome&)> done) {
              "multicast: {} group(s) on {} switch table(s), {} MFT block(s) written, {} MulticastFDBTop set(s), "
              "{} failure(s), {} member(s) not in the subnet",
              s.groups, s.tree_switches, s.blocks_written, s.top_sets, s.failures, s.members_missing);
-    if (done) done(Outcome{s.blocks_written, s.failures});
+    if (done) done(Outcome{s.blocks_written, s.failures, s.failed});
     if (!queued_.empty() && !writer_->busy()) {
       auto next = std::move(queued_.front());
       queued_.pop_front();

@@ -59,6 +59,13 @@ void PKeyWriter::forget(const PKeyTarget& t) {
   }
 }
 
+std::set<Guid> PKeyWriter::failed_nodes() const {
+  std::set<Guid> out;
+  for (uint32_t t = 0; t < failed_.size(); ++t)
+    if (failed_[t]) out.insert(topo_->node(plan_.targets[t].node).guid);
+  return out;
+}
+
 void PKeyWriter::fail(uint32_t t, std::string what) {
   ++stats_.failures;
   failed_[t] = 1;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <set>
 #include <memory>
 
 #include "sm/fabric_model.h"
@@ -34,6 +35,8 @@ class PKeyWriter {
   void start(std::shared_ptr<const Topology> topo, const PartitionSet& partitions, std::function<void()> done);
   const PKeyStats& stats() const { return stats_; }
   bool ok() const { return stats_.failures == 0; }
+  // The nodes a read or Set failed on.
+  std::set<Guid> failed_nodes() const;
 
  private:
   void tables_done();

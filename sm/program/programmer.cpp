@@ -74,8 +74,9 @@ void Programmer::remember_block(NodeId sw, uint32_t block, uint64_t hash) {
   h[block] = hash;
 }
 
-void Programmer::fail(std::string what) {
+void Programmer::fail(Guid node, std::string what) {
   ++stats_.failures;
+  failed_.insert(node);
   if (fail_log_.allow()) log_.error(code::program_failed, "programming: {}", what);
 }
 
@@ -109,7 +110,7 @@ void Programmer::set_switch_info(const LftPlan::SwitchInfoSet& s) {
                   if (auto si = mad::decode_attr<mad::SwitchInfo>(*r))
                     if (auto* rec = model_.edit(n.guid)) rec->sw = *si;
                 } else {
-                  fail(fmt::format("SwitchInfo Set on {} ({}): {}", n.guid, n.description, r.error().message));
+                  fail(n.guid, fmt::format("SwitchInfo Set on {} ({}): {}", n.guid, n.description, r.error().message));
                 }
                 sender_.end();
               });
@@ -146,7 +147,7 @@ void Programmer::write_block(NodeId sw, uint32_t block) {
                 } else {
                   remember_block(sw, block, 0);
                   const Node& n = topo_->node(sw);
-                  fail(fmt::format("LFT block {} on {} ({}): {}", block, n.guid, n.description, r.error().message));
+                  fail(n.guid, fmt::format("LFT block {} on {} ({}): {}", block, n.guid, n.description, r.error().message));
                 }
                 sender_.end();
               });
@@ -185,7 +186,7 @@ void Programmer::set_port(size_t j, int attempt) {
                        });
                      } else {
                        jb.activate = false;
-                       fail(fmt::format("PortInfo Set on {}[{}] ({}): {}", n.guid, jb.port, n.description,
+                       fail(n.guid, fmt::format("PortInfo Set on {}[{}] ({}): {}", n.guid, jb.port, n.description,
                                         r.error().message));
                      }
                      sender_.end();
@@ -220,7 +221,7 @@ void Programmer::activate_port(size_t j, int attempt) {
                          sender_.end();
                        });
                      } else {
-                       fail(fmt::format("activating {}[{}] ({}): {}", n.guid, jb.port, n.description, r.error().message));
+                       fail(n.guid, fmt::format("activating {}[{}] ({}): {}", n.guid, jb.port, n.description, r.error().message));
                      }
                      sender_.end();
                    });

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "routing/tables.h"
@@ -40,6 +41,8 @@ class Programmer {
              Lid sm_lid, const PortPolicy& policy, std::function<void()> done);
   const ProgramStats& stats() const { return stats_; }
   bool ok() const { return stats_.failures == 0; }
+  // The nodes a Set failed on: what a retry re-reads and programs again.
+  const std::set<Guid>& failed_nodes() const { return failed_; }
   // Stage 1 (tables and port configuration) or 2 (activation), and its items settled.
   struct Progress {
     int stage = 0;
@@ -56,7 +59,7 @@ class Programmer {
   void read_back(NodeId sw, uint32_t block);
   void set_port(size_t job, int attempt);
   void activate_port(size_t job, int attempt);
-  void fail(std::string what);
+  void fail(Guid node, std::string what);
   // Stores what a port answered; with `sent`, also learns which fields it does not keep.
   void record_port(NodeId node, PortNum port, const mad::Smp& answer, const mad::PortInfo* sent);
   SwitchMemory& memory_of(NodeId sw) { return memory_.edit_or_add(topo_->node(sw).guid); }
@@ -75,6 +78,7 @@ class Programmer {
   std::function<void()> done_;
   int stage_ = 0;
   ProgramStats stats_;
+  std::set<Guid> failed_;
   RateLimit fail_log_{10};
 };
 
