@@ -159,6 +159,13 @@ const std::vector<Option>& table() {
       num("sweep_interval", "seconds between light sweeps; 0 = none (traps still react)", 0, 86400,
           [](DaemonConfig& c, int64_t v) { c.sm.sweep_interval = std::chrono::seconds(v); },
           [](const DaemonConfig& c) { return std::chrono::duration_cast<std::chrono::seconds>(c.sm.sweep_interval).count(); }),
+      num("lft_verify_pass", "light sweeps per full read-back of every LFT block (each reads its share and "
+          "rewrites what differs); 0 = none", 0, 100000,
+          [](DaemonConfig& c, int64_t v) { c.sm.lft_verify_pass = static_cast<int>(v); },
+          [](const DaemonConfig& c) { return c.sm.lft_verify_pass; }),
+      num("lft_verify_max_blocks", "at most this many LFT blocks read back per light sweep", 1, 10000000,
+          [](DaemonConfig& c, int64_t v) { c.sm.lft_verify_max = static_cast<size_t>(v); },
+          [](const DaemonConfig& c) { return static_cast<int64_t>(c.sm.lft_verify_max); }),
       {"routing_engine", [] {  // the registry's engines, each with its line
          static const std::string help = [] {
            std::vector<std::string> engines;

@@ -87,7 +87,7 @@ void Daemon::serve_control() {
     } else if (req.line == "status text") {
       req.reply(status_text(*service_, ctx_));
     } else if (req.line == "resweep") {
-      service_->request_sweep("asked for on the control socket");
+      service_->request_sweep("asked for on the control socket", true);  // reads every LFT block back
       req.reply("{\"ok\": true}");
     } else {
       req.reply(R"({"error": "unknown request; try status, status text or resweep"})");

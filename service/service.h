@@ -57,7 +57,7 @@ class Service final : public mad::Reactor {
   void on_tick() override;
   std::optional<mad::Nanos> next_deadline() const override;
 
-  void request_sweep(std::string why) { manager_->request_sweep(std::move(why)); }
+  void request_sweep(std::string why, bool verify = false) { manager_->request_sweep(std::move(why), verify); }
   // SIGHUP: the SM's new settings (what it takes: SubnetManager::reconfigure) and partitions.
   void reconfigure(const sm::SmConfig& next);
   // SIGTERM: a master hands the subnet over first (SubnetManager::resign).

@@ -78,6 +78,8 @@ struct LogCode {
   X(pkeys_programmed, 524, info, quiet, "P_Keys: blocks written and read, enforcement Sets")           \
   X(pkey_failures_suppressed, 525, error, event, "more P_Key failures, not logged one by one")         \
   X(pkey_warnings_suppressed, 526, warn, event, "more P_Key warnings, not logged one by one")          \
+  X(lft_tampered, 527, error, event, "security: LFT blocks unlike what this SM wrote, found and rewritten") \
+  X(lft_verified, 528, debug, quiet, "a light sweep's share of LFT blocks read back")                   \
   X(malformed_smp, 601, warn, event, "an SMP that does not decode was dropped")                        \
   X(malformed_trap, 602, warn, event, "a trap whose Notice does not decode")                           \
   X(trap, 603, info, quiet, "a trap arrived: its number and issuer")                                   \

@@ -31,7 +31,8 @@ void SubnetManager::start() {
   ha_.start();  // Discovering: the agent asks for the first walk
 }
 
-void SubnetManager::request_sweep(std::string why) {
+void SubnetManager::request_sweep(std::string why, bool verify) {
+  if (verify) verify_next_heavy_ = true;
   if (!master_ && ha_.state() != mad::SmState::discovering) {
     log_.debug(code::sweep_not_run, "heavy sweep not run: {} (this SM is {})", why, mad::sm_state_name(ha_.state()));
     return;
@@ -51,6 +52,8 @@ bool SubnetManager::reconfigure(const SmConfig& next) {
   cfg_.repair_routes = next.repair_routes;
   cfg_.ports = ports;
   cfg_.sweep_interval = next.sweep_interval;
+  cfg_.lft_verify_pass = next.lft_verify_pass;
+  cfg_.lft_verify_max = next.lft_verify_max;
   cfg_.retry_interval = next.retry_interval;
   pending_.set_timing({cfg_.trap_coalesce, cfg_.retry_interval, cfg_.sweep_interval});
   const bool repartition = !(next.partitions == cfg_.partitions);
@@ -370,7 +373,41 @@ void SubnetManager::start_light_sweep() {
     for (Guid g : r.changed) mark_dirty(g, "light sweep: port state changed");
     if (!r.changed.empty())
       log_.info(code::light_sweep_changes, "light sweep: {} switch(es) report port state changes", r.changed.size());
+    else
+      verify_lfts();
   });
+}
+
+void SubnetManager::verify_lfts() {
+  const auto s = published_;
+  if (!master_ || !up_ || !s || !s->tables || !s->topology || cfg_.lft_verify_pass <= 0) return;
+  const size_t per_switch = static_cast<size_t>(s->tables->max_lid().value()) / 64 + 1;
+  const size_t total = s->topology->switches().size() * per_switch;
+  const size_t passes = static_cast<size_t>(cfg_.lft_verify_pass);
+  const size_t share = (total + passes - 1) / passes;
+  auto blocks = next_blocks(*s->topology, *s->tables, std::min(share, cfg_.lft_verify_max), verify_cursor_);
+  if (blocks.empty()) return;
+  verifier_ = std::make_unique<LftVerifier>(client_, lft_memory_);
+  verifier_->start(s->topology, s->tables, std::move(blocks), [this] {
+    const LftVerifier::Result r = verifier_->result();
+    verifier_.reset();  // in its own callback: it touches nothing after calling it
+    log_.debug(code::lft_verified, "light sweep: {} LFT block(s) read back, {} rewritten, {} unanswered", r.read,
+               r.rewritten, r.failed);
+    log_tampered(r.tampered, "a light sweep");
+  });
+}
+
+void SubnetManager::log_tampered(const Tampered& t, std::string_view found_by) {
+  for (const auto& [sw, blocks] : t) {
+    const NodeRec* n = model_.find(sw);
+    std::string list;
+    for (size_t i = 0; i < blocks.size() && i < 16; ++i) list += fmt::format("{}{}", i ? ", " : "", blocks[i]);
+    if (blocks.size() > 16) list += fmt::format(" and {} more", blocks.size() - 16);
+    log_.error(code::lft_tampered,
+               "security: {} found the LFT of switch {} ({}) changed behind this SM's back in {} block(s): {}; "
+               "rewritten",
+               found_by, sw, n ? n->description : "?", blocks.size(), list);
+  }
 }
 
 void SubnetManager::on_mad(const mad::Packet& p) {
@@ -448,7 +485,7 @@ void SubnetManager::on_tick() {
   tx_.on_tick();
   if (port_guid_.is_zero()) learn_own_guid();
   ha_.on_tick();
-  if (sweeping_ || light_) return;
+  if (sweeping_ || light_ || verifier_) return;
   // Joins and leaves since the last pass: one pass for the whole batch.
   if (mc_ && master_ && up_ && topo_ && mc_->wants_programming()) mc_->program(*topo_, model_, client_, false, nullptr);
   PendingSweeps::Next next = pending_.on_tick(now(), master_, up_);
@@ -466,7 +503,7 @@ std::optional<mad::Nanos> SubnetManager::next_deadline() const {
     if (t && (!d || *t < *d)) d = t;
   };
   consider(ha_.next_deadline());
-  if (!sweeping_ && !light_) {
+  if (!sweeping_ && !light_ && !verifier_) {
     if (mc_ && master_ && up_ && mc_->wants_programming()) consider(now());
     consider(pending_.next_deadline(master_, up_));
   }

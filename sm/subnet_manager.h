@@ -38,6 +38,7 @@
 #include "sm/multicast_tables.h"
 #include "sm/partitions/partitions.h"
 #include "sm/pending_sweeps.h"
+#include "sm/program/lft_verifier.h"
 #include "sm/program/pkey_writer.h"
 #include "sm/program/port_plan.h"
 #include "sm/program/programmer.h"
@@ -61,6 +62,11 @@ struct SmConfig {
   mad::Nanos retry_interval = std::chrono::seconds(1);
   // Light sweep (SwitchInfo of every switch, for port-state changes nobody trapped); 0 = off.
   mad::Nanos sweep_interval = std::chrono::seconds(10);
+  // Each light sweep also reads back 1/lft_verify_pass of every switch's LFT blocks (at most
+  // lft_verify_max), rewriting what differs: a full pass every lft_verify_pass light sweeps.
+  // 0 = off.
+  int lft_verify_pass = 32;
+  size_t lft_verify_max = 32768;
   // Traps arriving within this window are answered by one reaction.
   mad::Nanos trap_coalesce = std::chrono::milliseconds(2);
   // A port that changes state this often within `flap_window` is reported as flapping.
@@ -83,8 +89,9 @@ class SubnetManager final : public mad::Reactor {
 
   // Starts the first heavy sweep.
   void start();
-  // Asks for a heavy sweep: now if idle, else right after the current one.
-  void request_sweep(std::string why);
+  // Asks for a heavy sweep: now if idle, else right after the current one. With `verify`, it
+  // reads back every LFT block it relies on (as the first heavy sweep after a start does).
+  void request_sweep(std::string why, bool verify = false);
   // SIGHUP: takes the new routing, port parameters and sweep intervals (a heavy sweep follows
   // when routing or port parameters changed). Transactions, HA settings and the LMC stay as
   // they were at start. Returns true when a sweep was asked for.
@@ -144,6 +151,8 @@ class SubnetManager final : public mad::Reactor {
   void publish();
   void start_next_if_wanted();
   void start_light_sweep();
+  void verify_lfts();
+  void log_tampered(const Tampered& t, std::string_view found_by);
   void mark_dirty(Guid sw, std::string why);
   void note_port_changes(const std::vector<std::pair<Guid, uint8_t>>& changes);
   void note_holes(const WalkSummary& walk);
@@ -209,6 +218,9 @@ class SubnetManager final : public mad::Reactor {
   std::unique_ptr<Programmer> programmer_;
   std::unique_ptr<PKeyWriter> pkey_writer_;
   std::unique_ptr<LightSweep> light_;
+  std::unique_ptr<LftVerifier> verifier_;
+  size_t verify_cursor_ = 0;       // where the next light sweep's share of LFT blocks starts
+  bool verify_next_heavy_ = true;  // the first heavy sweep after a start reads every block back
   MulticastTables* mc_ = nullptr;
   // High availability.
   HaHost ha_host_;

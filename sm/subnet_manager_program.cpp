@@ -12,7 +12,8 @@ void SubnetManager::program() {
   const Lid sm_lid = t.port(t.sm_node(), t.sm_port()).lid;
   forget_reset_ports(pkey_memory_, model_);  // before the Programmer records its Sets
   programmer_ = std::make_unique<Programmer>(client_, log_, lft_memory_, model_);
-  programmer_->start(topo_, tables_, sm_lid, cfg_.ports, [this] { after_programming(); });
+  const bool verify = report_.heavy && std::exchange(verify_next_heavy_, false);
+  programmer_->start(topo_, tables_, sm_lid, cfg_.ports, [this] { after_programming(); }, verify);
 }
 
 void SubnetManager::after_programming() {
@@ -24,6 +25,7 @@ void SubnetManager::after_programming() {
             "{} port Sets ({} with ClientReregister), {} activations, {} failures, {:.1f} ms",
             sweeps_, s.lft_blocks_written, s.lft_blocks_read, s.switch_info_sets, s.port_sets,
             s.client_reregisters, s.activations, s.failures, report_.programming.wall_ms);
+  log_tampered(programmer_->tampered(), report_.trigger.empty() ? "a heavy sweep" : "a heavy sweep (" + report_.trigger + ")");
   const bool ok = programmer_->ok() && report_.lids.unassigned == 0;
   if (!programmer_->ok() && report_.lids.unassigned == 0) {
     retry_.insert(programmer_->failed_nodes().begin(), programmer_->failed_nodes().end());

@@ -15,7 +15,7 @@ std::array<uint8_t, 64> wanted_block(const routing::RoutingTables& tables, NodeI
 }
 
 LftPlan plan_lfts(const Topology& topo, const routing::RoutingTables& tables, const FabricModel& model,
-                  const LftMemory& memory, const PortPolicy& policy) {
+                  const LftMemory& memory, const PortPolicy& policy, bool verify) {
   LftPlan plan;
   plan.top = tables.max_lid().value();
   const size_t blocks = static_cast<size_t>(plan.top) / 64 + 1;
@@ -46,6 +46,7 @@ LftPlan plan_lfts(const Topology& topo, const routing::RoutingTables& tables, co
       const uint64_t known = b < have ? m.block_hash[b] : 0;
       if (known != 0) {
         if (known != lft_block_hash(wanted_block(tables, sw, b))) plan.blocks.push_back({sw, b, false});
+        else if (verify) plan.blocks.push_back({sw, b, true, known});
       } else {
         plan.blocks.push_back({sw, b, live_top != 0 && static_cast<size_t>(b) * 64 <= live_top});
       }

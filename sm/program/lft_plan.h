@@ -4,6 +4,8 @@
 // switch whose table is unknown but live (LinearFDBTop > 0: another SM's, or this one's before
 // a restart) has its blocks read back first, so that blocks already right are not rewritten;
 // one that was reset (its port-0 LID or LinearFDBTop moved) is forgotten and written in full.
+// With `verify`, blocks known to be right are read back too (a heavy sweep on request and after
+// a restart): what was changed behind the SM's back is found and rewritten.
 #pragma once
 
 #include <array>
@@ -25,7 +27,8 @@ struct LftPlan {
   struct Block {
     NodeId sw;
     uint32_t block;
-    bool read_first;  // unknown but live: read it, write only if it differs
+    bool read_first;  // unknown but live, or verified: read it, write only if it differs
+    uint64_t expect = 0;  // verified: the hash the SM knows it wrote (another one was tampered)
   };
   // What the memory must learn before the writes: a switch's blocks forgotten (it was reset
   // or never known) or grown to the table's size, and its LinearFDBTop known right already.
@@ -42,7 +45,7 @@ struct LftPlan {
 };
 
 LftPlan plan_lfts(const Topology& topo, const routing::RoutingTables& tables, const FabricModel& model,
-                  const LftMemory& memory, const PortPolicy& policy);
+                  const LftMemory& memory, const PortPolicy& policy, bool verify = false);
 
 // The 64 entries of LFT block `b` of switch `sw` as routing wants them (no route past the end).
 std::array<uint8_t, 64> wanted_block(const routing::RoutingTables& tables, NodeId sw, uint32_t b);

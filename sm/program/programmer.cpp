@@ -11,12 +11,13 @@ constexpr int kAttempts = 3;  // per port Set, on top of the transaction layer's
 }  // namespace
 
 void Programmer::start(std::shared_ptr<const Topology> topo, std::shared_ptr<const routing::RoutingTables> tables,
-                       Lid sm_lid, const PortPolicy& policy, std::function<void()> done) {
+                       Lid sm_lid, const PortPolicy& policy, std::function<void()> done, bool verify) {
   topo_ = std::move(topo);
   tables_ = std::move(tables);
   done_ = std::move(done);
   stats_ = {};
-  lfts_ = plan_lfts(*topo_, *tables_, model_, memory_, policy);
+  tampered_.clear();
+  lfts_ = plan_lfts(*topo_, *tables_, model_, memory_, policy, verify);
   ports_ = plan_ports(*topo_, model_, sm_lid, policy);
   for (const LftPlan::MemoryEdit& e : lfts_.memory) {
     SwitchMemory& m = memory_of(e.sw);
@@ -46,7 +47,7 @@ void Programmer::stage1() {
         if (i < infos) return set_switch_info(lfts_.switch_infos[i]);
         if (i < infos + blocks) {
           const LftPlan::Block& b = lfts_.blocks[i - infos];
-          return b.read_first ? read_back(b.sw, b.block) : write_block(b.sw, b.block);
+          return b.read_first ? read_back(b.sw, b.block, b.expect) : write_block(b.sw, b.block);
         }
         set_port(configure_[i - infos - blocks], 0);
       },
@@ -116,9 +117,9 @@ void Programmer::set_switch_info(const LftPlan::SwitchInfoSet& s) {
               });
 }
 
-void Programmer::read_back(NodeId sw, uint32_t block) {
+void Programmer::read_back(NodeId sw, uint32_t block, uint64_t expect) {
   sender_.begin();
-  client_.get(topo_->node(sw).path, mad::attr::linear_fwd_table, block, [this, sw, block](mad::Result<mad::Smp> r) {
+  client_.get(topo_->node(sw).path, mad::attr::linear_fwd_table, block, [this, sw, block, expect](mad::Result<mad::Smp> r) {
     ++stats_.lft_blocks_read;
     bool same = false;
     if (r) {
@@ -127,6 +128,10 @@ void Programmer::read_back(NodeId sw, uint32_t block) {
         for (size_t i = 0; i < 64; ++i) held[i] = t->ports[i].value();
         remember_block(sw, block, lft_block_hash(held));
         same = held == wanted_block(*tables_, sw, block);
+        if (expect != 0 && lft_block_hash(held) != expect) {
+          ++stats_.lft_blocks_tampered;
+          tampered_[topo_->node(sw).guid].push_back(block);
+        }
       }
     }
     if (!same) write_block(sw, block);

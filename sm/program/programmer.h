@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -29,7 +30,12 @@ struct ProgramStats {
   uint64_t activations = 0;      // stage 2
   uint64_t client_reregisters = 0;
   uint64_t failures = 0;
+  uint64_t lft_blocks_tampered = 0;  // read back unlike what this SM wrote (then rewritten)
 };
+
+// LFT blocks found unlike what this SM wrote, by switch: a security event (someone else
+// writes the tables), rewritten.
+using Tampered = std::map<Guid, std::vector<uint32_t>>;
 
 class Programmer {
  public:
@@ -38,11 +44,12 @@ class Programmer {
 
   // The topology carries the LIDs to set; both it and the tables are kept until `done` runs.
   void start(std::shared_ptr<const Topology> topo, std::shared_ptr<const routing::RoutingTables> tables,
-             Lid sm_lid, const PortPolicy& policy, std::function<void()> done);
+             Lid sm_lid, const PortPolicy& policy, std::function<void()> done, bool verify = false);
   const ProgramStats& stats() const { return stats_; }
   bool ok() const { return stats_.failures == 0; }
   // The nodes a Set failed on: what a retry re-reads and programs again.
   const std::set<Guid>& failed_nodes() const { return failed_; }
+  const Tampered& tampered() const { return tampered_; }
   // Stage 1 (tables and port configuration) or 2 (activation), and its items settled.
   struct Progress {
     int stage = 0;
@@ -56,7 +63,7 @@ class Programmer {
   void finish();
   void set_switch_info(const LftPlan::SwitchInfoSet& s);
   void write_block(NodeId sw, uint32_t block);
-  void read_back(NodeId sw, uint32_t block);
+  void read_back(NodeId sw, uint32_t block, uint64_t expect);
   void set_port(size_t job, int attempt);
   void activate_port(size_t job, int attempt);
   void fail(Guid node, std::string what);
@@ -79,6 +86,7 @@ class Programmer {
   int stage_ = 0;
   ProgramStats stats_;
   std::set<Guid> failed_;
+  Tampered tampered_;
   RateLimit fail_log_{10};
 };
 

@@ -1,10 +1,12 @@
-// lft_poke DRPATH LID PORT: rewrites one LinearForwardingTable entry of the switch at DRPATH
-// ("0,1,5" as dump_fts prints it): a DR Get of the block that holds LID, that entry set to
-// PORT, a DR Set of the block. infiniband-diags can read LFTs but not write them; the ibsim
+// lft_poke DRPATH LID PORT [block]: rewrites one LinearForwardingTable entry of the switch at
+// DRPATH ("0,1,5" as dump_fts prints it): a DR Get of the block that holds LID, that entry set
+// to PORT, a DR Set of the block; with `block`, all 64 entries of that block (as a host that is
+// not an SM black-holing LIDs would). infiniband-diags can read LFTs but not write them; the ibsim
 // suite's negative control uses this to break a fabric on purpose and see the checks fail.
 // A plain libibumad client (no IsSM, no method mask), like the diags.
 #include <infiniband/umad.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -62,9 +64,10 @@ bool transact(int fd, int agent, mad::Smp& smp, uint32_t tid) {
 int main(int argc, char** argv) {
   mad::DrPath path;
   unsigned lid = 0, port = 0;
-  if (argc != 4 || !parse_path(argv[1], path) || std::sscanf(argv[2], "%u", &lid) != 1 ||
+  const bool whole = argc == 5 && std::string_view(argv[4]) == "block";
+  if ((argc != 4 && !whole) || !parse_path(argv[1], path) || std::sscanf(argv[2], "%u", &lid) != 1 ||
       std::sscanf(argv[3], "%u", &port) != 1 || lid == 0 || lid > 0xBFFF || port > 255) {
-    std::fprintf(stderr, "usage: lft_poke DRPATH LID PORT   e.g. lft_poke 0,1,5 20 3\n");
+    std::fprintf(stderr, "usage: lft_poke DRPATH LID PORT [block]   e.g. lft_poke 0,1,5 20 3\n");
     return 2;
   }
   if (umad_init() < 0) return 1;
@@ -88,11 +91,13 @@ int main(int argc, char** argv) {
   mad::Smp set = mad::make_dr_smp(mad::method::set, mad::attr::linear_fwd_table, block, path);
   set.data = smp.data;
   set.data[index] = static_cast<uint8_t>(port);
+  if (whole) std::fill_n(set.data.begin(), 64, static_cast<uint8_t>(port));
   if (!transact(fd, agent, set, 0x1002) || set.status != 0 || set.data[index] != port) {
     std::fprintf(stderr, "lft_poke: LFT block %u Set at %s failed\n", block, path.str().c_str());
     return 1;
   }
-  std::printf("switch at %s: LID %u now leaves by port %u (was %u)\n", path.str().c_str(), lid, port, old);
+  std::printf("switch at %s: LID %u%s now leave%s by port %u (was %u)\n", path.str().c_str(), lid,
+              whole ? " and the rest of its block" : "", whole ? "" : "s", port, old);
   umad_unregister(fd, agent);
   umad_close_port(fd);
   return 0;
