@@ -4,9 +4,19 @@
 
 namespace sm {
 
-void LightSweep::start(const std::vector<std::pair<Guid, DrPath>>& switches, std::function<void()> done) {
+void LightSweep::start(const std::vector<std::pair<Guid, DrPath>>& switches, std::function<void()> done,
+                       std::optional<uint8_t> own_port) {
   done_ = std::move(done);
   ++pending_;
+  if (own_port) {
+    ++pending_;
+    ++result_.smps;
+    client_.get_once(DrPath(), mad::attr::port_info, *own_port, [this](mad::Result<mad::Smp> r) {
+      if (r)
+        if (auto pi = mad::decode_attr<mad::PortInfo>(*r)) result_.own = *pi;
+      end();
+    });
+  }
   for (const auto& [g, path] : switches) {
     ++pending_;
     ++result_.smps;

@@ -364,6 +364,7 @@ void SubnetManager::start_light_sweep() {
     const LightSweep::Result r = light_->result();
     light_.reset();
     pending_.light_done(now());
+    check_rogue(r);
     log_.debug(code::light_sweep, "light sweep: {} switches, {} changed, {} silent", r.smps, r.changed.size(),
                r.silent.size());
     if (!r.silent.empty()) {  // gone, or its route is: only a full walk can tell
@@ -373,9 +374,43 @@ void SubnetManager::start_light_sweep() {
     for (Guid g : r.changed) mark_dirty(g, "light sweep: port state changed");
     if (!r.changed.empty())
       log_.info(code::light_sweep_changes, "light sweep: {} switch(es) report port state changes", r.changed.size());
-    else
+    else if (rogue_.empty())
       verify_lfts();
-  });
+  }, topo_->sm_node() != kNoNode ? std::optional<uint8_t>(topo_->sm_port().value()) : std::nullopt);
+}
+
+std::string SubnetManager::rogue_evidence(const LightSweep::Result& r) const {
+  for (const ha::Peer& p : ha_.role().peers())
+    if (p.answered && !p.believed && p.info.state == mad::SmState::master)
+      return fmt::format("SM {} (priority {}, another SM_Key) is in Master state", p.port, p.info.priority);
+  const auto s = published_;
+  if (r.own && s && s->sm.lid.is_unicast()) {
+    if (r.own->lid != s->sm.lid)
+      return fmt::format("this SM's port was given LID {} (it holds {})", r.own->lid, s->sm.lid);
+    if (r.own->master_sm_lid != s->sm.lid)
+      return fmt::format("this SM's port points at LID {} as its master", r.own->master_sm_lid);
+  }
+  return "";
+}
+
+// While another SM acts as master every light sweep is a heavy sweep that reads every table
+// back: whatever it changed (MasterSMLID, LIDs, LFTs) is put back each time, and once it is
+// gone the first light sweep leaves the fabric whole. (M_Key is what stops its writes.)
+void SubnetManager::check_rogue(const LightSweep::Result& r) {
+  std::string evidence = rogue_evidence(r);
+  if (evidence.empty()) {
+    if (!rogue_.empty())
+      log_.warn(code::rogue_gone, "security: no other SM acts as master any more (was: {}); the subnet is this SM's",
+                rogue_);
+    rogue_.clear();
+    return;
+  }
+  if (rogue_.empty())
+    log_.error(code::rogue_master,
+               "security: another SM acts as master: {}; not believed, its changes are undone on every light sweep",
+               evidence);
+  rogue_ = evidence;
+  request_sweep("another SM acts as master: " + evidence, true);
 }
 
 void SubnetManager::verify_lfts() {

@@ -152,6 +152,10 @@ class SubnetManager final : public mad::Reactor {
   void start_next_if_wanted();
   void start_light_sweep();
   void verify_lfts();
+  // Another SM acting as master (an SM with another SM_Key in Master state, or this SM's port
+  // pointed elsewhere): what shows it, or "" when nothing does.
+  std::string rogue_evidence(const LightSweep::Result& r) const;
+  void check_rogue(const LightSweep::Result& r);
   void log_tampered(const Tampered& t, std::string_view found_by);
   void mark_dirty(Guid sw, std::string why);
   void note_port_changes(const std::vector<std::pair<Guid, uint8_t>>& changes);
@@ -219,6 +223,7 @@ class SubnetManager final : public mad::Reactor {
   std::unique_ptr<PKeyWriter> pkey_writer_;
   std::unique_ptr<LightSweep> light_;
   std::unique_ptr<LftVerifier> verifier_;
+  std::string rogue_;               // while another SM acts as master: what showed it
   size_t verify_cursor_ = 0;       // where the next light sweep's share of LFT blocks starts
   bool verify_next_heavy_ = true;  // the first heavy sweep after a start reads every block back
   MulticastTables* mc_ = nullptr;

@@ -228,6 +228,47 @@ TEST_CASE("SM_Key: an SM with another key is not believed, whatever its priority
   CHECK(count_notes(*c, 2, ha::Note::Kind::security, from) >= 1);
 }
 
+TEST_CASE("a rogue master (another SM_Key) is undone on every light sweep; whole within one after it dies") {
+  // Issue 15: the ports kept pointing at a killed rogue for 25-38 s while the master said up.
+  std::vector<cli::DrillSm> d(2);
+  d[0].node = "H00000";
+  d[0].cfg.ha.priority = 10;
+  d[0].cfg.ha.sm_key = 0x600D;
+  d[0].cfg.sweep_interval = 2s;
+  d[1].node = "H00127";
+  d[1].cfg.ha.priority = 15;
+  d[1].cfg.ha.sm_key = 0xBAD;
+  d[1].cfg.sweep_interval = 0s;  // it takes the ports once and then sits there, as a killed one would
+  auto made = Cluster::create(load("ft3-r8.net"), {}, std::move(d), sm::Level::info);
+  REQUIRE_MESSAGE(made, (made ? "" : made.error().message));
+  Cluster& c = **made;
+  c.start(0);
+  REQUIRE(c.run_until([&] { return up_with_one_master(c); }, 20s));
+  const uint16_t ours = sm_lid(c, 0);
+  const auto before = lids(c);
+  c.start(1);
+  // The rogue takes the ports (and would keep them): the master notices within a light sweep.
+  REQUIRE(c.run_until([&] { return !everyone_points_at(c, ours); }, 10s));
+  auto logged = [&](const std::string& needle) {
+    for (const auto& l : c.log_lines(0))
+      if (l.find(needle) != std::string::npos) return true;
+    return false;
+  };
+  REQUIRE(c.run_until([&] { return logged("E0810"); }, 5s));
+  CHECK(logged("another SM acts as master"));
+  // Every light sweep while it is there puts the ports back.
+  REQUIRE(c.run_until([&] { return everyone_points_at(c, ours); }, 5s));
+  c.kill(1);
+  // Within one light sweep (2 s) and the heavy sweep it starts, the fabric is whole.
+  CHECK(c.run_until([&] { return everyone_points_at(c, ours) && c.sm(0).subnet_up() && !c.sm(0).sweeping(); }, 3s));
+  c.run_for(5s);
+  CHECK(everyone_points_at(c, ours));
+  CHECK(lids(c) == before);
+  CHECK(routed(c));
+  CHECK(logged("W0811"));
+  CHECK(c.sm(0).state() == mad::SmState::master);
+}
+
 TEST_CASE("split brain: a partition gives each part a master; healing leaves one, LIDs kept") {
   auto c = cluster({{"H00000", 15}, {"H00127", 5}});
   bring_up(*c);
