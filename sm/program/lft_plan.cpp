@@ -14,6 +14,18 @@ std::array<uint8_t, 64> wanted_block(const routing::RoutingTables& tables, NodeI
   return out;
 }
 
+std::array<uint8_t, 64> entries_of(const mad::LinearForwardingTable& t) {
+  std::array<uint8_t, 64> out;
+  for (size_t i = 0; i < 64; ++i) out[i] = t.ports[i].value();
+  return out;
+}
+
+mad::LinearForwardingTable lft_attr(const std::array<uint8_t, 64>& entries) {
+  mad::LinearForwardingTable t;
+  for (size_t i = 0; i < 64; ++i) t.ports[i] = mad::PortNum(entries[i]);
+  return t;
+}
+
 LftPlan plan_lfts(const Topology& topo, const routing::RoutingTables& tables, const FabricModel& model,
                   const LftMemory& memory, const PortPolicy& policy, bool verify) {
   LftPlan plan;

@@ -49,5 +49,8 @@ LftPlan plan_lfts(const Topology& topo, const routing::RoutingTables& tables, co
 
 // The 64 entries of LFT block `b` of switch `sw` as routing wants them (no route past the end).
 std::array<uint8_t, 64> wanted_block(const routing::RoutingTables& tables, NodeId sw, uint32_t b);
+// A block's entries as a switch answered them, and the attribute that writes them.
+std::array<uint8_t, 64> entries_of(const mad::LinearForwardingTable& t);
+mad::LinearForwardingTable lft_attr(const std::array<uint8_t, 64>& entries);
 
 }  // namespace sm

@@ -40,10 +40,8 @@ void LftVerifier::read(const Block& b) {
                : mad::Result<mad::LinearForwardingTable>(std::unexpected(r.error()));
     if (t) {
       ++result_.read;
-      std::array<uint8_t, 64> held;
-      for (size_t i = 0; i < 64; ++i) held[i] = t->ports[i].value();
       const auto want = wanted_block(*tables_, b.sw, b.block);
-      if (held != want) {
+      if (entries_of(*t) != want) {
         result_.tampered[topo_->node(b.sw).guid].push_back(b.block);
         rewrite(b, want);
       }
@@ -55,10 +53,8 @@ void LftVerifier::read(const Block& b) {
 }
 
 void LftVerifier::rewrite(const Block& b, const std::array<uint8_t, 64>& want) {
-  mad::LinearForwardingTable t;
-  for (size_t i = 0; i < 64; ++i) t.ports[i] = mad::PortNum(want[i]);
   sender_.begin();
-  client_.set(topo_->node(b.sw).path, mad::attr::linear_fwd_table, b.block, mad::encode_attr(t),
+  client_.set(topo_->node(b.sw).path, mad::attr::linear_fwd_table, b.block, mad::encode_attr(lft_attr(want)),
               [this, b, hash = lft_block_hash(want)](mad::Result<mad::Smp> r) {
                 if (r) ++result_.rewritten;
                 else ++result_.failed;

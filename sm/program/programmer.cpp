@@ -124,11 +124,11 @@ void Programmer::read_back(NodeId sw, uint32_t block, uint64_t expect) {
     bool same = false;
     if (r) {
       if (auto t = mad::decode_attr<mad::LinearForwardingTable>(*r)) {
-        std::array<uint8_t, 64> held;
-        for (size_t i = 0; i < 64; ++i) held[i] = t->ports[i].value();
-        remember_block(sw, block, lft_block_hash(held));
+        const auto held = entries_of(*t);
+        const uint64_t hash = lft_block_hash(held);
+        remember_block(sw, block, hash);
         same = held == wanted_block(*tables_, sw, block);
-        if (expect != 0 && lft_block_hash(held) != expect) {
+        if (expect != 0 && hash != expect) {
           ++stats_.lft_blocks_tampered;
           tampered_[topo_->node(sw).guid].push_back(block);
         }
@@ -141,10 +141,8 @@ void Programmer::read_back(NodeId sw, uint32_t block, uint64_t expect) {
 
 void Programmer::write_block(NodeId sw, uint32_t block) {
   const auto want = wanted_block(*tables_, sw, block);
-  mad::LinearForwardingTable t;
-  for (size_t i = 0; i < 64; ++i) t.ports[i] = mad::PortNum(want[i]);
   sender_.begin();
-  client_.set(topo_->node(sw).path, mad::attr::linear_fwd_table, block, mad::encode_attr(t),
+  client_.set(topo_->node(sw).path, mad::attr::linear_fwd_table, block, mad::encode_attr(lft_attr(want)),
               [this, sw, block, hash = lft_block_hash(want)](mad::Result<mad::Smp> r) {
                 if (r) {
                   ++stats_.lft_blocks_written;
