@@ -83,11 +83,8 @@ void SubnetManager::check_rogue(const LightSweep::Result& r) {
 void SubnetManager::verify_lfts() {
   const auto s = published_;
   if (!master_ || !up_ || !s || !s->tables || !s->topology || cfg_.lft_verify_pass <= 0) return;
-  const size_t per_switch = static_cast<size_t>(s->tables->max_lid().value()) / 64 + 1;
-  const size_t total = s->topology->switches().size() * per_switch;
-  const size_t passes = static_cast<size_t>(cfg_.lft_verify_pass);
-  const size_t share = (total + passes - 1) / passes;
-  auto blocks = next_blocks(*s->topology, *s->tables, std::min(share, cfg_.lft_verify_max), verify_cursor_);
+  auto blocks = next_blocks(*s->topology, *s->tables, static_cast<size_t>(cfg_.lft_verify_pass), cfg_.lft_verify_max,
+                            verify_cursor_);
   if (blocks.empty()) return;
   verifier_ = std::make_unique<LftVerifier>(client_, lft_memory_);
   verifier_->start(s->topology, s->tables, std::move(blocks), [this] {

@@ -1,17 +1,19 @@
 #include "sm/program/lft_verifier.h"
 
+#include <algorithm>
+
 #include "sm/program/lft_plan.h"
 
 namespace sm {
 
 std::vector<LftVerifier::Block> next_blocks(const Topology& topo, const routing::RoutingTables& tables,
-                                            size_t count, size_t& cursor) {
+                                            size_t passes, size_t max, size_t& cursor) {
   const auto switches = topo.switches();
   const size_t per_switch = static_cast<size_t>(tables.max_lid().value()) / 64 + 1;
   const size_t total = switches.size() * per_switch;
   std::vector<LftVerifier::Block> out;
-  if (total == 0) return out;
-  count = std::min(count, total);
+  if (total == 0 || passes == 0) return out;
+  const size_t count = std::min({(total + passes - 1) / passes, max, total});
   out.reserve(count);
   cursor %= total;
   for (size_t i = 0; i < count; ++i, cursor = (cursor + 1) % total)

@@ -47,9 +47,10 @@ class LftVerifier {
   Result result_;
 };
 
-// The `count` blocks from position `cursor` of the sequence of every switch's blocks (switch
-// by switch, in topology order), wrapping around; `cursor` moves past them.
+// One light sweep's share: 1/`passes` of every switch's blocks (at most `max`), from position
+// `cursor` of the sequence of them all (switch by switch, in topology order), wrapping around;
+// `cursor` moves past them.
 std::vector<LftVerifier::Block> next_blocks(const Topology& topo, const routing::RoutingTables& tables,
-                                            size_t count, size_t& cursor);
+                                            size_t passes, size_t max, size_t& cursor);
 
 }  // namespace sm
