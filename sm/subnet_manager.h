@@ -166,6 +166,7 @@ class SubnetManager final : public mad::Reactor {
   void after_programming();
   void program_partitions(bool ok);
   void program_multicast();
+  void retry_failed(const std::set<Guid>& nodes);
   // High availability (subnet_manager_ha.cpp): the election gate and what the agent asks.
   void elect();
   void finish_walk(std::string why);

@@ -16,6 +16,14 @@ void SubnetManager::program() {
   programmer_->start(topo_, tables_, sm_lid, cfg_.ports, [this] { after_programming(); }, verify);
 }
 
+// Nodes a Set failed on: the retry re-reads and programs just those (unless LIDs ran out,
+// which no retry of a few nodes mends).
+void SubnetManager::retry_failed(const std::set<Guid>& nodes) {
+  if (nodes.empty()) return;
+  retry_.insert(nodes.begin(), nodes.end());
+  if (report_.lids.unassigned == 0) retry_in_part_ = true;
+}
+
 void SubnetManager::after_programming() {
   report_.program = programmer_->stats();
   report_.programming = clock_.phase();
@@ -27,10 +35,7 @@ void SubnetManager::after_programming() {
             s.client_reregisters, s.activations, s.failures, report_.programming.wall_ms);
   log_tampered(programmer_->tampered(), report_.trigger.empty() ? "a heavy sweep" : "a heavy sweep (" + report_.trigger + ")");
   const bool ok = programmer_->ok() && report_.lids.unassigned == 0;
-  if (!programmer_->ok() && report_.lids.unassigned == 0) {
-    retry_.insert(programmer_->failed_nodes().begin(), programmer_->failed_nodes().end());
-    retry_in_part_ = true;
-  }
+  retry_failed(programmer_->failed_nodes());
   programmer_.reset();  // in its own callback: it touches nothing after calling it
   if (std::exchange(forget_tables_, false)) {
     lft_memory_.clear();
@@ -57,11 +62,7 @@ void SubnetManager::program_partitions(bool ok) {
                  sweeps_, cfg_.partitions.partitions.size(), s.blocks_written, s.ports_written, s.blocks_read,
                  s.enforcement_sets, s.failures, ms);
     const bool all = ok && pkey_writer_->ok();
-    if (!pkey_writer_->ok()) {
-      const auto failed = pkey_writer_->failed_nodes();
-      retry_.insert(failed.begin(), failed.end());
-      retry_in_part_ = retry_in_part_ || ok;
-    }
+    retry_failed(pkey_writer_->failed_nodes());
     pkey_writer_.reset();
     if (all && mc_ && master_) return program_multicast();
     finish(all, all ? "" : "programming failed on some nodes");
@@ -72,10 +73,7 @@ void SubnetManager::program_multicast() {
   phase_ = "multicast";
   mc_->program(*topo_, model_, client_, true, [this](const MulticastTables::Outcome& o) {
     report_.mft_blocks = o.blocks_written;
-    if (o.failures) {
-      retry_.insert(o.failed.begin(), o.failed.end());
-      retry_in_part_ = true;
-    }
+    retry_failed(o.failed);
     finish(o.failures == 0, o.failures == 0 ? "" : "multicast forwarding tables failed on some switches");
   });
 }
