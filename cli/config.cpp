@@ -8,7 +8,6 @@
 #include <fstream>
 #include <functional>
 #include <map>
-#include <set>
 #include <sstream>
 
 #include "mad/text.h"
@@ -365,12 +364,9 @@ mad::Result<void> apply_config_file(const std::string& path, DaemonConfig& cfg) 
   } catch (const po::error& e) {
     return mad::fail(mad::Errc::parse, fmt::format("{}: {}", path, mad::quoted(e.what(), 200)));
   }
-  DaemonConfig next = cfg;  // all or nothing
-  std::set<std::string> seen;
+  DaemonConfig next = cfg;  // all or nothing (check_lines refused a key given twice)
   for (const po::option& o : parsed.options) {
     const int line = line_of(text, o.string_key);
-    if (!seen.insert(o.string_key).second)
-      return mad::fail(mad::Errc::parse, fmt::format("{}:{}: {} is given twice", path, line, mad::quoted(o.string_key)));
     if (o.unregistered || !find_option(o.string_key))
       return mad::fail(mad::Errc::parse, fmt::format("{}:{}: unknown key {}", path, line, mad::quoted(o.string_key)));
     const std::string value = o.value.empty() ? "" : o.value.front();

@@ -203,9 +203,8 @@ void Discovery::read_node(Guid g, bool with_description) {
     ++summary_.smps;
     client_.get(path, mad::attr::node_description, 0, [this, g](mad::Result<mad::Smp> r) {
       if (!r) hole(g, 0, Hole::Kind::description);
-      if (r)
-        if (auto d = mad::decode_attr<mad::NodeDescription>(*r))
-          if (auto* node = model_.edit(g)) node->description = d->text;
+      else if (auto d = mad::decode_attr<mad::NodeDescription>(*r))
+        if (auto* node = model_.edit(g)) node->description = d->text;
       end();
     });
   }

@@ -5,8 +5,8 @@
 #pragma once
 
 #include <functional>
-#include <set>
 #include <memory>
+#include <set>
 
 #include "sm/fabric_model.h"
 #include "sm/log.h"
