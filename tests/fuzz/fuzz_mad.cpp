@@ -1,7 +1,8 @@
 // Feeds arbitrary bytes to every MAD decoder. Decoders must return an error, never read out
 // of bounds; whatever decodes must encode back to bytes that decode to the same value.
 // Seeds (corpus/mad/): ibsim_* are 256-byte SMPs carrying attribute data captured from ibsim
-// (see tests/mad/test_attr_golden.cpp) and two traps received from it verbatim.
+// (see tests/mad/test_attr_golden.cpp) and two traps received from it verbatim; pma_* are PMA
+// MADs (PortCounters / PortCountersExtended answers, a ClassPortInfo Get) built by hand.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <span>
 
 #include "mad/attributes.h"
+#include "mad/pma.h"
 #include "mad/smp.h"
 
 namespace {
@@ -62,6 +64,30 @@ void fuzz_notice_views(std::span<const uint8_t> in) {
       mad::LinearForwardingTable, mad::MulticastForwardingTable, mad::SmInfo, mad::GuidInfo, \
       mad::PKeyTable, mad::Sl2VlTable, mad::VlArbTable, mad::Notice
 
+#define FUZZ_PMA_ATTRIBUTES mad::PmaClassPortInfo, mad::PortCounters, mad::PortCountersExtended
+
+// Through a PMA MAD: the MAD round trip, then the attribute it names (printed only then).
+void fuzz_pma(std::span<const uint8_t> in) {
+  auto m = mad::decode_pma(in);
+  if (!m) return;
+  auto again = mad::decode_pma(mad::encode_pma(*m));
+  if (!again || !(*again == *m)) std::abort();
+  (void)mad::print(*m);
+  switch (m->attr_id) {
+    case mad::pma_attr::class_port_info:
+      if (auto a = mad::decode_pma_attr<mad::PmaClassPortInfo>(*m)) (void)mad::print(*a);
+      break;
+    case mad::pma_attr::port_counters:
+      if (auto a = mad::decode_pma_attr<mad::PortCounters>(*m)) (void)mad::print(*a);
+      break;
+    case mad::pma_attr::port_counters_ext:
+      if (auto a = mad::decode_pma_attr<mad::PortCountersExtended>(*m)) (void)mad::print(*a);
+      break;
+    default:
+      break;
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -74,10 +100,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   (void)mad::decode_mad_header(in);
   // Raw attribute bytes at offset 0, and at the SMP data offset (the seeds are whole MADs).
+  fuzz_pma(in);
   fuzz_all<FUZZ_ATTRIBUTES>(in);
+  fuzz_all<FUZZ_PMA_ATTRIBUTES>(in);
   fuzz_notice_views(in);
   if (in.size() > mad::kSmpDataOffset) {
     fuzz_all<FUZZ_ATTRIBUTES>(in.subspan(mad::kSmpDataOffset));
+    fuzz_all<FUZZ_PMA_ATTRIBUTES>(in.subspan(mad::kPmaDataOffset));
     fuzz_notice_views(in.subspan(mad::kSmpDataOffset));
   }
   return 0;
