@@ -17,6 +17,17 @@ constexpr uint32_t kCapIsMulticastFdbTop = 1u << 30;
 constexpr uint32_t kDefaultSwitchVendor = 0x0008F1, kDefaultCaVendor = 0x0002C9;
 constexpr uint16_t kDefaultSwitchDevice = 0xA87C, kDefaultCaDevice = 0x5A44;
 
+// LinkWidthSupported of a port whose widest width is `w` (the bits are not in lane order).
+uint8_t widths_up_to(uint8_t w) {
+  constexpr uint8_t kByLanes[] = {width::x1, width::x2, width::x4, width::x8, width::x12};
+  uint8_t bits = 0;
+  for (uint8_t x : kByLanes) {
+    bits |= x;
+    if (x == w) return bits;
+  }
+  return 0x1F;
+}
+
 void init_port(SimNode& n, SimPort& p) {
   p.guid = n.is_switch() ? n.guid : mad::Guid(n.guid.value() + p.num);
   p.width_supported = 0x1F;  // 1x, 4x, 8x, 12x, 2x
@@ -105,6 +116,15 @@ mad::Result<std::unique_ptr<SimFabric>> SimFabric::build(FabricSpec spec, SimCon
       p->width_active = l.width;
       p->speed_active = l.speed;
       p->speed_ext_active = l.speed_ext;
+      // A cabled port has the lanes and the speeds its link trained to, and the narrower and
+      // slower ones (a 4x HDR port: 1x, 2x, 4x; FDR, EDR, HDR), so a healthy link runs at the
+      // best both ends enable; a test lowers width_active to make a degraded cable.
+      p->width_supported = widths_up_to(l.width);
+      p->width_enabled = p->width_supported;
+      if (l.speed_ext != speed::ext_none) {
+        p->speed_ext_supported = static_cast<uint8_t>((l.speed_ext << 1) - 1);
+        p->speed_ext_enabled = p->speed_ext_supported;
+      }
     }
   }
   for (SimNode& n : f->nodes_)

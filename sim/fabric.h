@@ -1,7 +1,8 @@
 // The in-process simulated fabric: switches and CAs whose subnet management agents answer
-// SMPs as hardware (and ibsim) does, links with real port-state rules, LFT-following LID
-// routing, traps, and SM endpoints attached at ports. Everything runs on a virtual clock, one
-// event at a time in (time, sequence) order, so a run is deterministic.
+// SMPs, and whose performance management agents answer PMA queries, as hardware (and ibsim)
+// does; links with real port-state rules, LFT-following LID routing, traps, and SM endpoints
+// attached at ports. Everything runs on a virtual clock, one event at a time in (time,
+// sequence) order, so a run is deterministic.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "mad/error.h"
+#include "mad/pma.h"
 #include "mad/port_info.h"
 #include "mad/transport.h"
 #include "mad/types.h"
@@ -26,6 +28,49 @@ using NodeIdx = uint32_t;
 inline constexpr NodeIdx kNoNode = UINT32_MAX;
 using EndpointId = uint32_t;
 inline constexpr EndpointId kNoEndpoint = UINT32_MAX;
+
+// A port's performance counters as its PMA keeps them (see pma.cpp). The PortCounters ones at
+// full precision, saturating at 2^64-1: a PortCounters read shows each saturated at its wire
+// width, as IBA counters stop at all ones. The PortCountersExtended ones are separate registers
+// (as in ibsim: clearing one attribute's counter leaves the other's), 64 bits, wrapping.
+struct SimCounters {
+  uint64_t symbol_errors = 0, link_error_recovery = 0, link_downed = 0, rcv_errors = 0;
+  uint64_t rcv_remote_phys_errors = 0, rcv_switch_relay_errors = 0, xmit_discards = 0;
+  uint64_t xmit_constraint_errors = 0, rcv_constraint_errors = 0;
+  uint64_t local_link_integrity_errors = 0, excessive_buffer_overrun_errors = 0, vl15_dropped = 0;
+  uint64_t xmit_data = 0, rcv_data = 0, xmit_pkts = 0, rcv_pkts = 0;  // data in 4-byte words
+  uint64_t xmit_wait = 0;
+  uint64_t ext_xmit_data = 0, ext_rcv_data = 0, ext_xmit_pkts = 0, ext_rcv_pkts = 0;
+  uint64_t unicast_xmit_pkts = 0, unicast_rcv_pkts = 0, multicast_xmit_pkts = 0, multicast_rcv_pkts = 0;
+  bool operator==(const SimCounters&) const = default;
+};
+
+// One counter register of SimCounters, for set_counter / add_counter.
+enum class Counter : uint8_t {
+  symbol_errors, link_error_recovery, link_downed, rcv_errors, rcv_remote_phys_errors,
+  rcv_switch_relay_errors, xmit_discards, xmit_constraint_errors, rcv_constraint_errors,
+  local_link_integrity_errors, excessive_buffer_overrun_errors, vl15_dropped,
+  xmit_data, rcv_data, xmit_pkts, rcv_pkts, xmit_wait,
+  ext_xmit_data, ext_rcv_data, ext_xmit_pkts, ext_rcv_pkts,
+  unicast_xmit_pkts, unicast_rcv_pkts, multicast_xmit_pkts, multicast_rcv_pkts,
+};
+
+// What happened on a port, as add_counters injects it. Traffic (xmit/rcv data and packets)
+// moves both the PortCounters and the PortCountersExtended registers, as it does in hardware.
+struct SimCounterDelta {
+  uint64_t symbol_errors = 0, link_error_recovery = 0, link_downed = 0, rcv_errors = 0;
+  uint64_t rcv_remote_phys_errors = 0, rcv_switch_relay_errors = 0, xmit_discards = 0;
+  uint64_t xmit_constraint_errors = 0, rcv_constraint_errors = 0;
+  uint64_t local_link_integrity_errors = 0, excessive_buffer_overrun_errors = 0, vl15_dropped = 0;
+  uint64_t xmit_data = 0, rcv_data = 0, xmit_pkts = 0, rcv_pkts = 0;  // data in 4-byte words
+  uint64_t xmit_wait = 0;
+  uint64_t unicast_xmit_pkts = 0, unicast_rcv_pkts = 0, multicast_xmit_pkts = 0, multicast_rcv_pkts = 0;
+};
+
+// The PMA's ClassPortInfo CapabilityMask by default: AllPortSelect, PortCountersExtended
+// (IsExtendedWidthSupported) and PortXmitWait.
+inline constexpr uint16_t kDefaultPmaCap =
+    mad::pma_cap::all_port_select | mad::pma_cap::ext_width | mad::pma_cap::xmit_wait;
 
 // What a port holds: the PortInfo fields an SM reads and writes, plus the cable.
 struct SimPort {
@@ -64,6 +109,7 @@ struct SimPort {
   std::vector<uint8_t> vlarb;       // 4 blocks x 64 bytes, allocated on first Set
   double drop_rate = 0.0;           // MAD loss on this port, per crossing, both directions
   EndpointId endpoint = kNoEndpoint;  // an SM attached here (CA port, switch port 0)
+  SimCounters counters;             // what the PMA reports for this port
 
   bool link_up() const { return peer != kNoNode; }
 };
@@ -98,6 +144,9 @@ struct SimNode {
   std::unique_ptr<SimSwitch> sw;
   mad::Nanos sma_busy_until{0};  // the SMA serves one SMP at a time
   uint64_t smps_handled = 0;
+  uint16_t pma_cap = kDefaultPmaCap;  // the PMA's ClassPortInfo CapabilityMask
+  mad::Nanos pma_busy_until{0};       // the PMA, too, serves one MAD at a time
+  uint64_t pma_handled = 0;           // PMA requests (class 0x04) it answered
 
   bool is_switch() const { return type == mad::NodeType::sw; }
 };
@@ -117,6 +166,7 @@ struct SimStats {
   uint64_t injected = 0;    // MADs sent by endpoints
   uint64_t delivered = 0;   // MADs handed to endpoints
   uint64_t smps_processed = 0;
+  uint64_t pma_processed = 0;    // PMA requests answered, all nodes
   uint64_t dropped_loss = 0;     // lost to injected loss
   uint64_t dropped_no_route = 0; // dead link, bad path, LFT miss, removed node
   uint64_t dropped_malformed = 0;
@@ -169,6 +219,12 @@ class SimFabric {
   mad::Result<void> set_silent(NodeIdx node, bool silent);
   void set_drop_rate(double rate) { cfg_.drop_rate = rate; }
   mad::Result<void> set_port_drop_rate(NodeIdx node, uint8_t port, double rate);
+  // Performance counters (there is no traffic model: they move only by injection, and
+  // LinkDowned when a link goes down). Port 0 is a switch's management port; a CA has none.
+  mad::Result<void> add_counters(NodeIdx node, uint8_t port, const SimCounterDelta& d);
+  mad::Result<void> add_counter(NodeIdx node, uint8_t port, Counter which, uint64_t amount);
+  mad::Result<void> set_counter(NodeIdx node, uint8_t port, Counter which, uint64_t value);
+  mad::Result<SimCounters> counters(NodeIdx node, uint8_t port) const;
 
   // --- inspection ---------------------------------------------------------------------------
   std::span<const SimNode> nodes() const { return nodes_; }
@@ -197,7 +253,7 @@ class SimFabric {
     mad::Packet pkt;
     NodeIdx node;
     uint8_t port;
-    bool to_endpoint;  // false: to the node's SMA
+    bool to_endpoint;  // false: to the node's agent (the SMA; the PMA for class 0x04)
     uint16_t slid;     // LID-routed: where the response goes
   };
 
@@ -213,6 +269,8 @@ class SimFabric {
   // sma.cpp
   void process_smp(NodeIdx node, uint8_t port, mad::Smp& smp, uint16_t slid);
   uint16_t apply_port_info(NodeIdx node, uint8_t port, const mad::PortInfo& req);
+  // pma.cpp
+  void process_pma(NodeIdx node, uint8_t in_port, mad::PmaMad& m, uint16_t slid);
   // faults.cpp
   void send_trap(NodeIdx node, uint8_t port, uint16_t trap_number, uint32_t detail);
   void mark_state_change(NodeIdx node);

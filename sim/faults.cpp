@@ -1,5 +1,5 @@
 // Fault injection (links down and up, nodes removed and rebooted, MAD loss) and the traps the
-// hardware sends when its links change.
+// hardware sends when its links change. (Counter injection sits with the PMA, in pma.cpp.)
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,6 +12,13 @@ namespace sim {
 void SimFabric::mark_state_change(NodeIdx node) {
   if (nodes_[node].is_switch()) nodes_[node].sw->port_state_change = true;
 }
+
+namespace {
+// LinkDownedCounter counts a link leaving LinkUp, as the port's PMA sees it.
+void count_link_downed(SimPort& p) {
+  if (p.counters.link_downed != UINT64_MAX) ++p.counters.link_downed;
+}
+}  // namespace
 
 void SimFabric::send_trap(NodeIdx ni, uint8_t port, uint16_t number, uint32_t detail) {
   const SimNode& n = nodes_[ni];
@@ -58,6 +65,7 @@ mad::Result<void> SimFabric::link_down(NodeIdx node, uint8_t port) {
     p->peer = kNoNode;
     p->state = mad::PortState::down;
     p->phys = mad::PhysState::polling;
+    count_link_downed(*p);
   }
   for (NodeIdx n : {node, peer}) {
     mark_state_change(n);
@@ -103,6 +111,7 @@ mad::Result<void> SimFabric::remove_node(NodeIdx node) {
     b.peer = kNoNode;
     b.state = mad::PortState::down;
     b.phys = mad::PhysState::polling;
+    count_link_downed(b);
     a.peer = kNoNode;
     a.state = mad::PortState::down;
     a.phys = mad::PhysState::polling;
@@ -119,7 +128,9 @@ mad::Result<void> SimFabric::restore_node(NodeIdx node) {
   if (n.present) return {};
   n.present = true;
   n.sma_busy_until = clock_.now();
+  n.pma_busy_until = clock_.now();
   for (SimPort& p : n.ports) {  // as after a power cycle
+    p.counters = {};  // the PMA starts counting from 0 again
     p.lid = 0;
     p.lmc = 0;
     p.sm_lid = 0;

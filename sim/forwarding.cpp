@@ -15,9 +15,11 @@ bool is_smp(const mad::Packet& p) {
 }
 
 // Who takes a MAD at the port it arrives at: the endpoint attached there (an SM, or a client
-// behind QP1: SA queries, Reports) or the node's SMA.
+// behind QP1: SA queries, Reports) or the node's agents (SMA, PMA).
 bool to_endpoint(const mad::Packet& p) {
-  if (!is_smp(p)) return true;  // GMPs go to the agents behind QP1, never to the SMA
+  // PerfMgt requests are for the node's PMA; its answers go to whoever asked.
+  if (p.mad[1] == mad::mgmt_class::perf) return mad::method::is_response(p.mad[3]);
+  if (!is_smp(p)) return true;  // other GMPs go to the agents behind QP1, never to the SMA
   const uint8_t m = p.mad[3];
   const uint16_t attr = static_cast<uint16_t>((p.mad[16] << 8) | p.mad[17]);
   return mad::method::is_response(m) || m == mad::method::trap || m == mad::method::report ||
@@ -191,6 +193,15 @@ void SimFabric::deliver(Arrival& a) {
   }
   if (n.silent) {
     ++stats_.dropped_no_route;
+    return;
+  }
+  if (a.pkt.mad[1] == mad::mgmt_class::perf) {
+    auto pma = mad::decode_pma(a.pkt.mad);
+    if (!pma) {
+      ++stats_.dropped_malformed;
+      return;
+    }
+    process_pma(a.node, a.port, *pma, a.slid);
     return;
   }
   auto smp = mad::decode_smp(a.pkt.mad);
