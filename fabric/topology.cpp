@@ -39,6 +39,21 @@ Topology Topology::with_lids(std::span<const LidSet> lids) && {
   return std::move(*this);
 }
 
+Topology Topology::without_cables(std::span<const std::pair<Guid, PortNum>> ends) const {
+  Topology t = *this;
+  for (const auto& [guid, port] : ends) {
+    const std::optional<NodeId> id = t.find(guid);
+    if (!id || port.value() == 0 || port.value() > t.nodes_[*id].num_ports) continue;
+    Port& a = t.ports_[t.nodes_[*id].first_port + port.value()];
+    if (!a.linked()) continue;
+    Port& b = t.ports_[t.nodes_[a.peer].first_port + a.peer_port.value()];
+    a.peer = b.peer = kNoNode;
+    a.peer_port = b.peer_port = PortNum(0);
+    --t.links_;
+  }
+  return t;
+}
+
 void Topology::index() {
   by_port_guid_.clear();
   switches_.clear();

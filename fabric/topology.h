@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "mad/types.h"
@@ -112,6 +113,9 @@ class Topology {
   };
   Topology with_lids(std::span<const LidSet> lids) const&;
   Topology with_lids(std::span<const LidSet> lids) &&;
+  // A copy without the cables at these ports (either end names a cable; unknown ports are
+  // ignored), for routing around cables taken out of service. Node ids stay the same.
+  Topology without_cables(std::span<const std::pair<Guid, PortNum>> ends) const;
 
  private:
   friend class TopologyBuilder;

@@ -29,4 +29,11 @@ std::vector<FlapDetector::Flap> FlapDetector::note(const std::vector<std::pair<G
   return out;
 }
 
+std::vector<FlapDetector::Flap> FlapDetector::current() const {
+  std::vector<Flap> out;
+  for (const auto& key : flapping_)
+    if (auto it = changes_.find(key); it != changes_.end()) out.push_back(Flap{key.first, key.second, it->second.size()});
+  return out;
+}
+
 }  // namespace sm

@@ -29,6 +29,8 @@ class FlapDetector {
   };
   // Notes that these ports changed state at `now`; returns the ones that just started flapping.
   std::vector<Flap> note(const std::vector<std::pair<Guid, uint8_t>>& changes, mad::Nanos now);
+  // The ports flapping now (reported and not yet calm), with their changes within the window.
+  std::vector<Flap> current() const;
 
  private:
   int threshold_;

@@ -5,7 +5,7 @@
 // compile); the README's table is this one (a test compares them).
 // Numbers by area: 1xx the SM's control flow and the daemon, 2xx discovery, 3xx LIDs, 4xx
 // routing, 5xx programming, 6xx traps and SMPs, 7xx the store, 8xx HA, 9xx the SA (90x-93x)
-// and multicast (96x-97x).
+// and multicast (96x-97x), 10xx the PerfMgr and health (100x-104x) and metrics (105x-106x).
 #pragma once
 
 #include <cstdint>
@@ -124,7 +124,21 @@ struct LogCode {
   X(mft_top_failed, 969, error, event, "a SwitchInfo Set of MulticastFDBTop failed")                   \
   X(stored_group_refused, 970, error, event, "a stored multicast group could not be restored")        \
   X(broadcast_group_failed, 971, error, event, "the IPoIB broadcast group of a partition could not be created") \
-  X(group_deleted, 972, info, quiet, "a group deleted: no full member left")
+  X(group_deleted, 972, info, quiet, "a group deleted: no full member left")                            \
+  X(perfmgr_started, 1001, info, event, "the PerfMgr starts: counter sweep interval, queries in flight") \
+  X(counter_sweep_started, 1002, debug, quiet, "a counter sweep starts: ports and nodes to read")     \
+  X(counter_sweep_done, 1003, info, quiet, "a counter sweep ended (logged for the first and when ports did not answer)") \
+  X(pma_no_class_port_info, 1004, debug, quiet, "a node answered no PMA ClassPortInfo: basic counters only") \
+  X(port_unanswered, 1005, debug, quiet, "a port did not answer its counter query")                 \
+  X(counters_reset, 1006, debug, quiet, "a port's counters went down (reset, reboot): a new baseline") \
+  X(counters_not_cleared, 1007, debug, quiet, "a PortCounters Set to clear saturating counters failed") \
+  X(health_finding, 1010, warn, event, "a health rule fired on a cable: both ends and what was seen") \
+  X(cable_isolated, 1011, warn, event, "a cable is taken out of the routes for a health finding")  \
+  X(cable_not_isolated, 1012, warn, event, "a finding would isolate a CA's link: reported only")    \
+  X(cable_not_isolated_only_path, 1013, warn, event, "a finding would isolate the only path: reported only") \
+  X(cable_restored, 1014, info, event, "an isolated cable is back in the routes")                  \
+  X(health_cleared, 1015, info, event, "an operator cleared health findings")                      \
+  X(counters_not_stored, 1016, error, event, "a counter sweep's samples could not be written to the store")
 
 namespace code {
 inline constexpr bool event = true, quiet = false;

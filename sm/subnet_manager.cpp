@@ -175,8 +175,15 @@ void SubnetManager::assign_and_route() {
 // that finds nothing changed repairs nothing, so a repaired fabric is not rewritten for
 // balance at a random later moment.
 bool SubnetManager::route() {
-  if (!try_repair()) {
-    auto routed = routing::compute_chain(cfg_.routing_engine, *topo_, cfg_.routing);
+  // Cables isolated for their health are left out of what routing sees, nothing else.
+  std::shared_ptr<const Topology> over = topo_;
+  if (!isolated_.empty()) {
+    std::vector<std::pair<Guid, PortNum>> ends;
+    for (const auto& [g, p] : isolated_) ends.emplace_back(g, PortNum(p));
+    over = std::make_shared<const Topology>(topo_->without_cables(ends));
+  }
+  if (!try_repair(*over)) {
+    auto routed = routing::compute_chain(cfg_.routing_engine, *over, cfg_.routing);
     report_.routing = clock_.phase();
     if (!routed) {
       routed_.reset();
@@ -190,13 +197,13 @@ bool SubnetManager::route() {
     log_.info(code::routed, "sweep {}: routing: {} over {} switches, LIDs 1..{}, {:.1f} ms", sweeps_, report_.engine,
               report_.switches, report_.max_lid, report_.routing.wall_ms);
   }
-  routed_ = Routed{topo_, tables_, report_.engine, cfg_.routing_engine};
+  routed_ = Routed{over, tables_, report_.engine, cfg_.routing_engine};
   return true;
 }
 
 // An incremental sweep after removals: keep every route still legal, re-route the broken
 // ones under the rules of the engine that made them (routing/repair.h).
-bool SubnetManager::try_repair() {
+bool SubnetManager::try_repair(const Topology& over) {
   if (!cfg_.repair_routes || report_.heavy || !routed_) return false;
   const char* why = nullptr;
   if (routed_->chain != cfg_.routing_engine) why = "the routing engine changed";
@@ -205,7 +212,7 @@ bool SubnetManager::try_repair() {
     log_.debug(code::routing_in_full, "sweep {}: routing in full: {}", sweeps_, why);
     return false;
   }
-  auto r = routing::repair_routes(*routed_->topo, *routed_->tables, *topo_, routed_->engine, cfg_.routing);
+  auto r = routing::repair_routes(*routed_->topo, *routed_->tables, over, routed_->engine, cfg_.routing);
   if (!r) {
     log_.debug(code::no_repair, "sweep {}: routing in full, no repair: {}", sweeps_, r.error().message);
     return false;

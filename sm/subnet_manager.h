@@ -133,6 +133,13 @@ class SubnetManager final : public mad::Reactor {
   // Multicast (borrowed; none: no multicast): MFTs programmed after the LFTs of every sweep,
   // and at the next tick after joins and leaves changed a group.
   void set_multicast(MulticastTables* m) { mc_ = m; }
+  // Cables to route around (both ends: node GUID, port), for health findings (sm/perfmgr/):
+  // a change re-routes at once (an incremental sweep of the switches at their ends, which
+  // repairs the routes), and every later sweep routes without them until they are given back.
+  void set_isolated(std::set<std::pair<Guid, uint8_t>> cables);
+  const std::set<std::pair<Guid, uint8_t>>& isolated() const { return isolated_; }
+  // The ports flapping now, with their state changes within the flap window.
+  std::vector<FlapDetector::Flap> flapping() const { return flaps_.current(); }
   // Every well-formed trap Notice the SM received, after it acted on it (the SA reports it
   // to the subscribers).
   std::function<void(const mad::Notice&)> on_notice;
@@ -146,7 +153,7 @@ class SubnetManager final : public mad::Reactor {
   void assign_and_route();
   // Routes topo_ into tables_ (repair or full); false when the fabric cannot be routed.
   bool route();
-  bool try_repair();
+  bool try_repair(const Topology& over);
   void finish(bool up, std::string failure);
   void publish();
   void start_next_if_wanted();
@@ -209,6 +216,7 @@ class SubnetManager final : public mad::Reactor {
   SweepClock clock_;
   PendingSweeps pending_;
   FlapDetector flaps_;
+  std::set<std::pair<Guid, uint8_t>> isolated_;  // cables routing leaves out (set_isolated)
   // Holes (walk_holes.h): how many walks in a row each one stayed unanswered; those that
   // stayed so for kLeaveOut walks are left out (a hung agent), the rest block SUBNET UP. A
   // sweep that failed only for holes and failed Sets retries just those nodes.

@@ -109,4 +109,18 @@ void SubnetManager::log_tampered(const Tampered& t, std::string_view found_by) {
   }
 }
 
+// Health findings (sm/perfmgr/) take cables out of the routes and give them back: the switches
+// at their ends are re-read at once, and that reaction's routing (a repair when cables went,
+// in full when they came back) sees the fabric without them.
+void SubnetManager::set_isolated(std::set<std::pair<Guid, uint8_t>> cables) {
+  if (cables == isolated_) return;
+  std::set<Guid> ends;
+  for (const auto& c : cables)
+    if (!isolated_.contains(c)) ends.insert(c.first);
+  for (const auto& c : isolated_)
+    if (!cables.contains(c)) ends.insert(c.first);
+  isolated_ = std::move(cables);
+  for (Guid g : ends) mark_dirty(g, "cables isolated or given back for their health");
+}
+
 }  // namespace sm

@@ -71,6 +71,32 @@ CREATE TABLE sa_objects (
   kind TEXT NOT NULL, key BLOB NOT NULL, record BLOB NOT NULL, expires INTEGER NOT NULL,
   updated INTEGER NOT NULL, PRIMARY KEY (kind, key)) WITHOUT ROWID;
 )sql",
+      // 3 -> 4: port counters (the PerfMgr): each port's latest totals and rates with both
+      // cable ends named, samples of the totals over time (bounded retention), the counter
+      // sweeps, and the open health findings.
+      R"sql(
+CREATE TABLE port_counters (
+  node_guid INTEGER NOT NULL, port INTEGER NOT NULL, lid INTEGER NOT NULL, description TEXT NOT NULL,
+  is_switch INTEGER NOT NULL, peer_guid INTEGER NOT NULL, peer_port INTEGER NOT NULL,
+  peer_lid INTEGER NOT NULL, peer_description TEXT NOT NULL, peer_is_switch INTEGER NOT NULL,
+  sampled INTEGER NOT NULL, extended INTEGER NOT NULL, has_rates INTEGER NOT NULL,
+  failures INTEGER NOT NULL, totals BLOB NOT NULL, rates BLOB NOT NULL,
+  PRIMARY KEY (node_guid, port)) WITHOUT ROWID;
+CREATE TABLE counter_samples (
+  time INTEGER NOT NULL, node_guid INTEGER NOT NULL, port INTEGER NOT NULL, totals BLOB NOT NULL,
+  PRIMARY KEY (time, node_guid, port)) WITHOUT ROWID;
+CREATE TABLE counter_sweeps (
+  id INTEGER PRIMARY KEY, number INTEGER NOT NULL, started INTEGER NOT NULL, ms REAL NOT NULL,
+  ports INTEGER NOT NULL, queries INTEGER NOT NULL, unanswered INTEGER NOT NULL,
+  cleared INTEGER NOT NULL);
+CREATE TABLE health_findings (
+  rule TEXT NOT NULL, node_guid INTEGER NOT NULL, port INTEGER NOT NULL, severity INTEGER NOT NULL,
+  lid INTEGER NOT NULL, description TEXT NOT NULL, is_switch INTEGER NOT NULL,
+  peer_guid INTEGER NOT NULL, peer_port INTEGER NOT NULL, peer_lid INTEGER NOT NULL,
+  peer_description TEXT NOT NULL, peer_is_switch INTEGER NOT NULL, what TEXT NOT NULL,
+  first INTEGER NOT NULL, last INTEGER NOT NULL, isolated INTEGER NOT NULL,
+  PRIMARY KEY (rule, node_guid, port)) WITHOUT ROWID;
+)sql",
   };
   return m;
 }

@@ -260,6 +260,7 @@ void Store::forget_written() {
   lft_rows_.clear();
   port_rows_.clear();
   lid_rows_.clear();
+  counter_rows_.clear();
 }
 
 void Store::note_sa_object(SaObject o) {

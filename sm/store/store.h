@@ -14,6 +14,7 @@
 
 #include "mad/error.h"
 #include "sm/lid_manager.h"
+#include "sm/perfmgr/snapshot.h"
 #include "sm/memory.h"
 #include "sm/store/sqlite.h"
 #include "sm/subnet.h"
@@ -71,6 +72,13 @@ struct CommitStats {
   double ms = 0;
 };
 
+struct CounterCommitStats {
+  size_t ports = 0;    // port rows written (those whose counters or ends changed)
+  size_t samples = 0;  // sample rows written
+  size_t dropped = 0;  // sample rows past the retention deleted
+  double ms = 0;
+};
+
 class Store {
  public:
   // Opens (or creates) the database. A file that is not a healthy fabricsm database is
@@ -99,6 +107,13 @@ class Store {
   // transaction).
   mad::Result<size_t> flush_events();
 
+  // One transaction per counter sweep (counters.cpp): the ports whose counters changed, the
+  // open findings, the sweep, and with `sample` a sample of every port's totals; samples
+  // older than `drop_before_ms` go.
+  mad::Result<CounterCommitStats> commit_counters(const perfmgr::Snapshot& s, bool sample, int64_t drop_before_ms);
+  // What the last counter sweep stored: every port (in GUID, port order) and the findings.
+  mad::Result<std::vector<perfmgr::PortSample>> load_port_counters();
+  mad::Result<std::vector<perfmgr::Finding>> load_findings();
   // Another SM may have written the database since (a shared store, after a takeover): the
   // next commit writes every row instead of only those this process changed.
   void forget_written();
@@ -124,6 +139,7 @@ class Store {
   std::unordered_map<uint64_t, uint64_t> node_rows_, lft_rows_;
   std::unordered_map<uint64_t, PortRow> port_rows_;  // (node GUID << 8) | port
   std::unordered_map<uint64_t, uint64_t> lid_rows_;
+  std::unordered_map<uint64_t, uint64_t> counter_rows_;  // (node GUID << 8) | port -> row hash
   struct Prepared;
   std::shared_ptr<Prepared> st_;
 };

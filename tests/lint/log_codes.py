@@ -36,7 +36,7 @@ for name, where in uses.items():
 level_char = {"error": "E", "warn": "W", "info": "I", "debug": "D"}
 want = [f"| {num} | {level_char[lvl]} | {'yes' if keep == 'event' else ''} | {meaning} |"
         for _, num, lvl, keep, meaning in rows]
-readme = [l.rstrip() for l in open(os.path.join(root, "README.md")) if re.match(r"^\| \d{3} \|", l)]
+readme = [l.rstrip() for l in open(os.path.join(root, "README.md")) if re.match(r"^\| \d{3,4} \|", l)]
 if readme != want:
     missing = [w for w in want if w not in readme]
     extra = [r for r in readme if r not in want]
