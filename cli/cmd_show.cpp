@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/show_counters.h"
 #include "cli/table.h"
 #include "sm/store/store.h"
 
@@ -15,9 +16,7 @@ namespace po = boost::program_options;
 
 namespace cli {
 
-namespace {
-
-std::string when(int64_t ms) {
+std::string when_ms(int64_t ms) {
   if (ms <= 0) return "-";
   const std::time_t t = static_cast<std::time_t>(ms / 1000);
   std::tm tm{};
@@ -26,6 +25,9 @@ std::string when(int64_t ms) {
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
+
+namespace {
+
 std::string guid(uint64_t g) { return fmt::format("0x{:016x}", g); }
 const char* type_name(int64_t t) { return t == 2 ? "switch" : t == 3 ? "router" : "CA"; }
 const char* state_name(int64_t s) {
@@ -59,12 +61,18 @@ int cmd_show(int argc, char** argv) {
   std::vector<std::string> args;
   bool json = false;
   int limit = 50;
+  std::string port_spec;
+  CountersQuery counters;
   po::options_description opts(
-      "fabricsm show {nodes|links|lids|routes LID|events|sweeps|sms} [--db PATH] [--json]\n\n"
+      "fabricsm show {nodes|links|lids|routes LID|events|sweeps|sms|counters|health} [--db PATH] [--json]\n"
+      "              counters [--port NODE:PORT] [--top N [--by COUNTER]]\n\n"
       "Prints what the store holds (read-only; works while the daemon runs).\n\nOptions");
   opts.add_options()("help,h", "this help")("db", po::value(&db_path)->default_value(db_path), "database")(
       "json", po::bool_switch(&json), "JSON instead of a table")(
-      "limit", po::value(&limit)->default_value(limit), "events and sweeps: the newest this many");
+      "limit", po::value(&limit)->default_value(limit), "events and sweeps: the newest this many")(
+      "port", po::value(&port_spec), "counters: only this port (node GUID or description, ':', port)")(
+      "top", po::value(&counters.top), "counters: the N ports with the highest rate of --by")(
+      "by", po::value(&counters.by)->default_value(counters.by), "counters: the counter whose rate --top orders by");
   po::options_description hidden;
   hidden.add_options()("what", po::value(&what))("args", po::value(&args));
   po::positional_options_description pos;
@@ -89,13 +97,27 @@ int cmd_show(int argc, char** argv) {
     return 1;
   }
   sm::store::Db& db = (*store)->db();
-  mad::Result<Table> t = mad::fail(mad::Errc::invalid, fmt::format("unknown table '{}' (nodes, links, lids, routes LID, events, sweeps, sms)", what));
-  if (what == "nodes") {
+  mad::Result<Table> t = mad::fail(
+      mad::Errc::invalid,
+      fmt::format("unknown table '{}' (nodes, links, lids, routes LID, events, sweeps, sms, counters, health)", what));
+  if (!port_spec.empty()) {
+    auto p = parse_port_spec(port_spec);
+    if (!p) {
+      fmt::print(stderr, "fabricsm show: --port: {}\n", p.error().message);
+      return 2;
+    }
+    counters.port = *p;
+  }
+  if (what == "counters") {
+    t = counters_table(**store, counters, json);
+  } else if (what == "health") {
+    t = health_table(**store);
+  } else if (what == "nodes") {
     t = query(db, "SELECT guid, type, num_ports, description, present, first_seen, last_seen FROM nodes ORDER BY guid",
               {"guid", "type", "ports", "description", "present", "first_seen", "last_seen"},
               {false, false, true, false, false, false, false}, [](const sm::store::Stmt& s) {
                 return std::vector<std::string>{guid(s.u64(0)), type_name(s.i64(1)), std::to_string(s.i64(2)),
-                                                s.text(3), s.i64(4) ? "yes" : "no", when(s.i64(5)), when(s.i64(6))};
+                                                s.text(3), s.i64(4) ? "yes" : "no", when_ms(s.i64(5)), when_ms(s.i64(6))};
               });
   } else if (what == "links") {
     t = query(db,
@@ -117,7 +139,7 @@ int cmd_show(int argc, char** argv) {
               {"lid", "lmc", "port_guid", "node", "port", "first_seen", "last_seen", "present"},
               {true, true, false, false, true, false, false, false}, [](const sm::store::Stmt& s) {
                 return std::vector<std::string>{std::to_string(s.i64(0)), std::to_string(s.i64(1)), guid(s.u64(2)),
-                                                s.text(3), s.text(4), when(s.i64(5)), when(s.i64(6)),
+                                                s.text(3), s.text(4), when_ms(s.i64(5)), when_ms(s.i64(6)),
                                                 s.i64(7) ? "yes" : "no"};
               });
   } else if (what == "routes") {
@@ -156,7 +178,7 @@ int cmd_show(int argc, char** argv) {
     t = query(db, "SELECT time, level, code, message FROM (SELECT * FROM events ORDER BY id DESC LIMIT ?1) ORDER BY id",
               {"time", "level", "code", "message"}, {false, false, true, false},
               [](const sm::store::Stmt& s) {
-                return std::vector<std::string>{when(s.i64(0)), s.text(1), fmt::format("{:04d}", s.i64(2)), s.text(3)};
+                return std::vector<std::string>{when_ms(s.i64(0)), s.text(1), fmt::format("{:04d}", s.i64(2)), s.text(3)};
               },
               [&](sm::store::Stmt& s) { s.bind(1, limit); });
   } else if (what == "sweeps") {
@@ -168,7 +190,7 @@ int cmd_show(int argc, char** argv) {
               {true, false, false, false, false, true, true, true, true, true, true, false},
               [](const sm::store::Stmt& s) {
                 return std::vector<std::string>{
-                    std::to_string(s.i64(0)), when(s.i64(1)), s.i64(2) ? "heavy" : "incremental", s.text(3),
+                    std::to_string(s.i64(0)), when_ms(s.i64(1)), s.i64(2) ? "heavy" : "incremental", s.text(3),
                     s.i64(4) ? "yes" : "NO", std::to_string(s.i64(5)), std::to_string(s.i64(6)),
                     std::to_string(s.i64(7)), std::to_string(s.i64(8)), std::to_string(s.i64(9)),
                     fmt::format("{:.1f}", s.f64(10)), s.text(11)};
@@ -182,7 +204,7 @@ int cmd_show(int argc, char** argv) {
                 const int64_t k = s.i64(3);
                 return std::vector<std::string>{guid(s.u64(0)), std::to_string(s.i64(1)), std::to_string(s.i64(2)),
                                                 k >= 0 && k <= 3 ? st[k] : "?", std::to_string(s.i64(4)),
-                                                s.i64(5) ? "yes" : "NO", when(s.i64(6)), when(s.i64(7))};
+                                                s.i64(5) ? "yes" : "NO", when_ms(s.i64(6)), when_ms(s.i64(7))};
               });
   }
   if (!t) {

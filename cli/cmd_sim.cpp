@@ -75,6 +75,7 @@ int cmd_sim(int argc, char** argv) {
       ("routing,R", po::value(&a.run.engine)->default_value(a.run.engine), "routing engine or chain, e.g. ftree,updn,minhop")
       ("compare", po::value(&a.compare), "run each engine of a list (e.g. minhop,updn,ftree) on the same fabric and compare their metrics")
       ("metrics", po::bool_switch(&a.run.metrics), "measure link loads, shift congestion, stretch and deadlock freedom")
+      ("perfmgr", po::value(&a.run.counter_sweeps)->implicit_value(2), "after SUBNET UP, N counter sweeps of every port (default 2: the first reads every port, the next what moved)")
       ("link-loads", po::value(&a.link_loads), "write per-link all-to-all loads to this CSV file (implies --metrics)")
       ("plot", po::value(&a.plot), "draw the link-load distribution of each engine to this SVG file (implies --metrics)")
       ("db", po::value(&a.run.db), "SQLite store: commit every sweep; an existing one gives its LIDs back")

@@ -10,5 +10,6 @@ int cmd_run(int argc, char** argv);
 int cmd_drill(int argc, char** argv);
 int cmd_show(int argc, char** argv);
 int cmd_status(int argc, char** argv);
+int cmd_health(int argc, char** argv);
 
 }  // namespace cli

@@ -1,5 +1,7 @@
 #include "cli/config.h"
 
+#include "cli/config_option.h"
+
 #include <fmt/format.h>
 #include <grp.h>
 
@@ -8,8 +10,11 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <set>
 #include <sstream>
 
+#include "cli/config_option.h"
+#include "cli/listen_address.h"
 #include "mad/text.h"
 #include "routing/engine.h"
 #include "routing/hints.h"
@@ -21,83 +26,7 @@ namespace cli {
 
 namespace {
 
-using Setter = std::function<mad::Result<void>(const std::string&, DaemonConfig&)>;
-using Getter = std::function<std::string(const DaemonConfig&)>;
-
-struct Option {
-  const char* name;
-  const char* help;
-  Setter set;
-  Getter get;
-};
-
-// Decimal, or hex with 0x; the whole string or an error naming `what` it should have been.
-template <class T>
-mad::Result<T> number(const std::string& v, std::string_view what) {
-  T x = 0;
-  std::string_view s = v;
-  int base = 10;
-  if (s.starts_with("0x") || s.starts_with("0X")) {
-    s.remove_prefix(2);
-    base = 16;
-  }
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), x, base);
-  if (ec != std::errc() || p != s.data() + s.size() || s.empty())
-    return mad::fail(mad::Errc::parse, fmt::format("{} is not {}", mad::quoted(v), what));
-  return x;
-}
-
-mad::Result<int64_t> integer(const std::string& v, int64_t lo, int64_t hi) {
-  auto x = number<int64_t>(v, "a number");
-  if (x && (*x < lo || *x > hi)) return mad::fail(mad::Errc::parse, fmt::format("{} is outside {}..{}", *x, lo, hi));
-  return x;
-}
-
-mad::Result<uint64_t> u64(const std::string& v) { return number<uint64_t>(v, "a 64-bit number"); }
-
-mad::Result<bool> boolean(const std::string& v) {
-  if (v == "true" || v == "TRUE" || v == "1" || v == "yes") return true;
-  if (v == "false" || v == "FALSE" || v == "0" || v == "no") return false;
-  return mad::fail(mad::Errc::parse, fmt::format("{} is not TRUE or FALSE", mad::quoted(v)));
-}
-
-// An integer option stored through `put`.
-Option num(const char* name, const char* help, int64_t lo, int64_t hi,
-           std::function<void(DaemonConfig&, int64_t)> put, std::function<int64_t(const DaemonConfig&)> get) {
-  return Option{name, help,
-                [=](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
-                  auto x = integer(v, lo, hi);
-                  if (!x) return std::unexpected(x.error());
-                  put(c, *x);
-                  return {};
-                },
-                [=](const DaemonConfig& c) { return std::to_string(get(c)); }};
-}
-
-// A TRUE/FALSE option: `field(config)` is the bool it sets and reads (a generic lambda, so
-// it serves a const config too).
-template <class Field>
-Option flag(const char* name, const char* help, Field field) {
-  return Option{name, help,
-                [=](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
-                  auto b = boolean(v);
-                  if (!b) return std::unexpected(b.error());
-                  field(c) = *b;
-                  return {};
-                },
-                [=](const DaemonConfig& c) {
-                  return std::string(field(c) ? "TRUE" : "FALSE");
-                }};
-}
-
-Option text(const char* name, const char* help, std::string DaemonConfig::*field) {
-  return Option{name, help,
-                [=](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
-                  c.*field = v;
-                  return {};
-                },
-                [=](const DaemonConfig& c) { return c.*field; }};
-}
+using namespace config_detail;
 
 // A group's ID by name or number, as chgrp takes it.
 std::optional<unsigned> group_id(const std::string& name) {
@@ -115,7 +44,8 @@ using ms = std::chrono::milliseconds;
 int64_t as_ms(mad::Nanos n) { return std::chrono::duration_cast<ms>(n).count(); }
 
 const std::vector<Option>& table() {
-  static const std::vector<Option> t = {
+  static const std::vector<Option> t = [] {
+    std::vector<Option> all = {
       // Port
       text("ca", "CA name to run on, e.g. mlx5_0 (default: the first with an active InfiniBand port)", &DaemonConfig::ca),
       num("port", "port number on that CA (0: its first active port)", 0, 254,
@@ -269,7 +199,24 @@ const std::vector<Option>& table() {
        },
        [](const DaemonConfig& c) { return c.log_level; }},
       text("control_socket", "Unix socket `fabricsm status` talks to (owner-only)", &DaemonConfig::control_socket),
+      {"metrics_listen", "Prometheus endpoint (GET /metrics): HOST:PORT, or PORT for 127.0.0.1:PORT; "
+       "another address than loopback only when written here; empty: none",
+       [](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
+         c.metrics_listen.clear();
+         if (v.empty()) return {};
+         auto a = parse_listen_address(v);
+         if (!a) return mad::fail(mad::Errc::parse, fmt::format("{}: {}", mad::quoted(v), a.error().message));
+         c.metrics_listen = a->str();
+         return {};
+       },
+       [](const DaemonConfig& c) { return c.metrics_listen; }},
   };
+    // Port counters and health (config_perfmgr.cpp), before the store's options.
+    const std::vector<Option>& perf = perfmgr_options();
+    const auto at = std::find_if(all.begin(), all.end(), [](const Option& o) { return std::string_view(o.name) == "db_path"; });
+    all.insert(at, perf.begin(), perf.end());
+    return all;
+  }();
   return t;
 }
 
@@ -278,7 +225,8 @@ const std::vector<std::pair<std::string_view, std::string_view>>& groups() {
   static const std::vector<std::pair<std::string_view, std::string_view>> g = {
       {"ca", "Which port"},           {"sm_priority", "High availability"},
       {"sweep_interval", "Sweeps and routing"}, {"lmc", "Port parameters"},
-      {"max_wire_smps", "Transactions"}, {"db_path", "Store, logs, control"},
+      {"max_wire_smps", "Transactions"}, {"perfmgr", "Port counters and health"},
+      {"db_path", "Store, logs, control"},
   };
   return g;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mad/error.h"
+#include "sm/perfmgr/config.h"
 #include "sm/store/store.h"
 #include "sm/subnet_manager.h"
 
@@ -21,6 +22,7 @@ struct DaemonConfig {
   int port = 0;
   std::string guid;  // port GUID, as OpenSM's `guid`
   sm::SmConfig sm;   // sweeps, routing, port parameters, transactions, HA (sm.ha)
+  sm::perfmgr::Config perf;  // port counters (perfmgr_*) and health rules (health_*)
   std::string root_guid_file;
   std::string partition_config_file;  // read into sm.partitions by load_config
   std::string db_path = "/var/lib/fabricsm/fabricsm.db";
@@ -29,6 +31,7 @@ struct DaemonConfig {
   std::optional<unsigned> db_gid;     // db_group's ID, resolved when the option is read
   std::string log_level = "info";
   std::string control_socket = "/run/fabricsm/fabricsm.sock";
+  std::string metrics_listen;  // the Prometheus endpoint, "127.0.0.1:9684"; empty: none
   bool once = false;  // command line only
 
   DaemonConfig();  // the documented defaults (routing_engine "ftree,updn,minhop", ...)

@@ -10,9 +10,13 @@
 
 #include "cli/control.h"
 #include "cli/daemon_status.h"
+#include "cli/json.h"
+#include "cli/metrics_server.h"
 #include "cli/notify.h"
+#include "cli/port_spec.h"
 #include "cli/reload.h"
 #include "mad/umad_transport.h"
+#include "metrics/sm_metrics.h"
 #include "service/service.h"
 
 namespace cli {
@@ -23,6 +27,9 @@ namespace {
 constexpr uint64_t kOnceMaxSweeps = 5;
 constexpr auto kStatusEvery = std::chrono::milliseconds(250);
 constexpr auto kHandoverWait = std::chrono::seconds(1);
+// The loop publishes the metrics this often (scrapes are a second or more apart).
+constexpr auto kMetricsEvery = std::chrono::milliseconds(200);
+constexpr int kExitConfig = 2;  // as cmd_run's for a bad option
 
 std::atomic<int> g_stop{0};
 std::atomic<bool> g_reload{false};
@@ -48,15 +55,22 @@ class Daemon {
 
  private:
   void start_control();
+  bool start_metrics();
+  void watch_metrics();
+  void publish_metrics();
   bool tick();  // between batches: signals, control requests, notify; true = stop
   void reload();
   void serve_control();
+  std::string clear_health(const std::string& spec);
 
   DaemonArgs a_;
   sm::Logger& log_;
   std::unique_ptr<mad::UmadTransport> transport_;
   std::unique_ptr<service::Service> service_;
   std::unique_ptr<cli::ControlServer> control_;
+  std::unique_ptr<cli::MetricsServer> metrics_;
+  metrics::SmCollector collector_;
+  std::chrono::steady_clock::time_point next_metrics_{};
   cli::Notifier notify_ = cli::Notifier::from_environment();
   StatusContext ctx_;
   bool ready_sent_ = false;
@@ -80,6 +94,50 @@ void Daemon::start_control() {
   control_ = std::move(*c);
 }
 
+// Before the port is opened: an address that cannot be had stops the daemon with nothing sent.
+bool Daemon::start_metrics() {
+  if (a_.cfg.metrics_listen.empty()) return true;
+  auto at = parse_listen_address(a_.cfg.metrics_listen);  // checked by config
+  if (at && !at->loopback)
+    log_.warn(sm::code::metrics_not_loopback, "metrics_listen {} is not a loopback address: /metrics is open to "
+              "the network, as configured", at->str());
+  auto m = at ? MetricsServer::start(*at) : std::unexpected(at.error());
+  if (!m) {
+    log_.error(sm::code::metrics_bind_failed, "{}", m.error().message);
+    return false;
+  }
+  metrics_ = std::move(*m);
+  log_.info(sm::code::metrics_listening, "metrics: http://{}/metrics", at->str());
+  return true;
+}
+
+// The collector hears every sweep, HA note and counter sweep; observers set before keep
+// being called.
+void Daemon::watch_metrics() {
+  if (!metrics_) return;
+  auto sweep = std::move(service_->on_sweep_done);
+  service_->on_sweep_done = [this, sweep](const std::shared_ptr<const sm::Subnet>& s) {
+    if (sweep) sweep(s);
+    if (s) collector_.on_sweep(*s);
+  };
+  auto note = std::move(service_->on_ha_note);
+  service_->on_ha_note = [this, note](const ha::Note& n) {
+    if (note) note(n);
+    collector_.on_ha_note(n);
+  };
+  auto counters = std::move(service_->on_counters);
+  service_->on_counters = [this, counters](const std::shared_ptr<const sm::perfmgr::Snapshot>& s) {
+    if (counters) counters(s);
+    if (s) collector_.on_perf(*s);
+  };
+}
+
+// A copy of the figures (a few hundred bytes) and the Snapshot's pointer: the HTTP thread
+// renders from them.
+void Daemon::publish_metrics() {
+  metrics_->publish(std::make_shared<const metrics::SmFigures>(collector_.figures(service_.get())), service_->perf());
+}
+
 void Daemon::serve_control() {
   for (auto& req : control_->take()) {
     if (req.line == "status") {
@@ -89,10 +147,30 @@ void Daemon::serve_control() {
     } else if (req.line == "resweep") {
       service_->request_sweep("asked for on the control socket", true);  // reads every LFT block back
       req.reply("{\"ok\": true}");
+    } else if (req.line == "health clear" || req.line.starts_with("health clear ")) {
+      req.reply(clear_health(req.line.size() > 13 ? req.line.substr(13) : std::string()));
     } else {
-      req.reply(R"({"error": "unknown request; try status, status text or resweep"})");
+      req.reply(R"({"error": "unknown request; try status, status text, resweep or health clear"})");
     }
   }
+}
+
+// "health clear [NODE:PORT]": the port as the last counter sweep knew it (either end of a cable).
+std::string Daemon::clear_health(const std::string& spec) {
+  std::optional<sm::perfmgr::Cable> port;
+  if (!spec.empty()) {
+    auto p = parse_port_spec(spec);
+    if (!p) return fmt::format("{{\"error\": {}}}", json_quote(p.error().message));
+    const auto snap = service_->perf();
+    if (snap)
+      for (const auto& s : snap->ports) {
+        if (p->matches(s.local)) port = sm::perfmgr::Cable{s.local.node, s.local.port};
+        else if (s.remote && p->matches(*s.remote)) port = sm::perfmgr::Cable{s.remote->node, s.remote->port};
+        if (port) break;
+      }
+    if (!port) return fmt::format("{{\"error\": {}}}", json_quote("no port " + p->str() + " in the last counter sweep"));
+  }
+  return fmt::format("{{\"cleared\": {}}}", service_->clear_health(port));
 }
 
 void Daemon::reload() {
@@ -106,7 +184,7 @@ void Daemon::reload() {
       log_.warn(sm::code::reload_restart_only, "SIGHUP: these take effect at the next start, not now: {}",
                 fmt::join(r.restart, ", "));
     log_.set_level(sm::parse_level(r.apply.log_level));
-    service_->reconfigure(r.apply.sm);
+    service_->reconfigure(r.apply.sm, r.apply.perf);
     log_.info(sm::code::reload_done, "SIGHUP: configuration {} re-read: {}",
               a_.config_file.empty() ? "(none)" : a_.config_file,
               r.changed.empty() ? "nothing to change now" : fmt::format("{}", fmt::join(r.changed, ", ")));
@@ -130,6 +208,10 @@ bool Daemon::tick() {
   }
   if (g_reload.exchange(false)) reload();
   if (control_) serve_control();
+  if (metrics_ && now >= next_metrics_) {
+    next_metrics_ = now + kMetricsEvery;
+    publish_metrics();
+  }
   if (!ready_sent_ && ((m.subnet_up() && m.state() == mad::SmState::master) || m.state() == mad::SmState::standby)) {
     ready_sent_ = true;
     (void)notify_.send(fmt::format("READY=1\nSTATUS={}", status_summary(*service_)));
@@ -151,6 +233,7 @@ bool Daemon::tick() {
 }
 
 int Daemon::run() {
+  if (!start_metrics()) return kExitConfig;
   mad::UmadOptions uo;
   uo.ca = a_.cfg.ca;
   uo.port = a_.cfg.port;
@@ -171,13 +254,16 @@ int Daemon::run() {
                        .started = std::chrono::steady_clock::now()};
 
   auto svc = service::Service::create(
-      *transport_, service::Config{.sm = a_.cfg.sm, .db_path = a_.cfg.db_path, .on_corrupt = a_.cfg.on_corrupt_db, .db_group = a_.cfg.db_gid},
+      *transport_, service::Config{.sm = a_.cfg.sm, .db_path = a_.cfg.db_path, .on_corrupt = a_.cfg.on_corrupt_db, .db_group = a_.cfg.db_gid,
+                                   .perf = a_.cfg.perf},
       log_);
   if (!svc) return 1;  // the reason is logged
   service_ = std::move(*svc);
   start_control();
+  watch_metrics();
   install_signal_handlers();
   service_->start();
+  if (metrics_) publish_metrics();
   auto loop = mad::run_loop(*service_, *transport_, [this] { return tick(); });
   const sm::SubnetManager& m = service_->manager();
 

@@ -24,6 +24,7 @@ struct DrillSm {
   std::string node;  // the CA (port 1) or switch (port 0) it runs on
   sm::SmConfig cfg;
   std::string db_path;  // its store (SMs may share one); empty: none
+  sm::perfmgr::Config perf;  // its PerfMgr (off unless perf.enabled)
 };
 
 // The SMs of a drill on their fabric.

@@ -20,8 +20,9 @@ const Command kCommands[] = {
     {"sim", cli::cmd_sim, "run the SM against the in-process simulated fabric"},
     {"run", cli::cmd_run, "run the SM on a local InfiniBand port (libibumad; ibsim through its shim)"},
     {"drill", cli::cmd_drill, "failover drills: several SMs on one simulated fabric, failures scripted"},
-    {"show", cli::cmd_show, "print what the store knows: nodes, links, lids, routes, events, sweeps, sms"},
+    {"show", cli::cmd_show, "print what the store knows: nodes, links, lids, routes, events, sweeps, sms, counters, health"},
     {"status", cli::cmd_status, "ask a running daemon for its state, or for a sweep"},
+    {"health", cli::cmd_health, "clear a running daemon's health findings (and the cables they isolated)"},
     {"topo", cli::cmd_topo, "generate, check or convert fabric topology files"},
 };
 

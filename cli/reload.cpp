@@ -10,7 +10,8 @@ bool restart_only(const std::string& key) {
   static const std::set<std::string> keys = {
       "ca", "port", "guid", "sm_priority", "sm_key", "sticky_master", "sminfo_polling_timeout",
       "polling_retry_number", "activity_stall_polls", "max_wire_smps", "transaction_timeout",
-      "transaction_retries", "db_path", "on_corrupt_db", "db_group", "control_socket", "lmc"};
+      "transaction_retries", "db_path", "on_corrupt_db", "db_group", "control_socket", "lmc",
+      "metrics_listen", "perfmgr_max_outstanding_queries"};
   return keys.count(key) != 0;
 }
 
@@ -35,6 +36,8 @@ Reload plan_reload(const DaemonConfig& running, const DaemonConfig& next) {
   r.apply.db_group = running.db_group;
   r.apply.db_gid = running.db_gid;
   r.apply.control_socket = running.control_socket;
+  r.apply.perf.max_outstanding = running.perf.max_outstanding;
+  r.apply.metrics_listen = running.metrics_listen;
   return r;
 }
 

@@ -37,6 +37,13 @@ std::string text_summary(const std::string& fabric, const SimOutcome& o, long rs
   s += fmt::format("fabric time {:.1f} ms on the simulated clock\n", r.total.fabric_ms);
   if (!o.store_error.empty()) s += fmt::format("store       FAILED: {}\n", o.store_error);
   else if (o.commit_ms > 0) s += fmt::format("store       last sweep committed in {:.1f} ms\n", o.commit_ms);
+  for (const auto& c : o.counters)
+    s += fmt::format("counters    sweep {}: {} ports, {} PMA queries, {} unanswered, {} cleared, {:.1f} ms SM time\n",
+                     c.number, c.ports, c.queries, c.timeouts, c.clears, c.duration_ms);
+  if (!o.counters.empty())
+    s += fmt::format("counters    {} sweep(s) in {:.2f} s wall{}\n", o.counters.size(), o.counters_wall_s,
+                     o.counters_db_bytes > 0 ? fmt::format(", store +{:.1f} MB", static_cast<double>(o.counters_db_bytes) / 1e6)
+                                             : std::string());
   s += fmt::format("verified    {} CA pairs: {} routed, {} unrouted, {} in loops; hops max {}, mean {:.2f}\n",
                    v.pairs, v.routed, v.unrouted, v.loops, v.max_hops, v.mean_hops);
   for (const auto& line : v.samples) s += fmt::format("  {}\n", line);

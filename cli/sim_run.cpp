@@ -3,12 +3,27 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 
 #include "cli/progress.h"
 #include "service/service.h"
 #include "sim/sim_transport.h"
 
 namespace cli {
+
+namespace {
+// The database and its WAL, in bytes (0 without one).
+int64_t file_bytes(const std::string& db) {
+  if (db.empty()) return 0;
+  std::error_code ec;
+  int64_t n = 0;
+  for (const char* suffix : {"", "-wal"}) {
+    const auto sz = std::filesystem::file_size(db + suffix, ec);
+    if (!ec) n += static_cast<int64_t>(sz);
+  }
+  return n;
+}
+}  // namespace
 
 namespace {
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -37,7 +52,10 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
   cfg.routing_engine = o.engine;
   cfg.mads.window = o.window;
   // The same stack `fabricsm run` runs: with --db, the store a daemon would leave.
-  auto svc = service::Service::create(transport, service::Config{.sm = cfg, .db_path = o.db}, log);
+  sm::perfmgr::Config perf;
+  perf.enabled = o.counter_sweeps > 0;
+  perf.sweep_time = std::chrono::seconds(10);
+  auto svc = service::Service::create(transport, service::Config{.sm = cfg, .db_path = o.db, .perf = perf}, log);
   if (!svc) return std::unexpected(svc.error());
   service::Service& service = **svc;
   const sm::SubnetManager& manager = service.manager();
@@ -49,6 +67,19 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
     if (manager.sweeping()) return false;
     return manager.subnet_up() || manager.sweeps() >= static_cast<uint64_t>(o.max_sweeps);
   });
+  if (loop && manager.subnet_up() && o.counter_sweeps > 0) {
+    progress.phase("counter sweeps");
+    const int64_t db_before = file_bytes(o.db);
+    const auto t_counters = std::chrono::steady_clock::now();
+    service.on_counters = [&](const std::shared_ptr<const sm::perfmgr::Snapshot>& snap) {
+      out.counters.push_back(snap->sweep);
+    };
+    loop = mad::run_loop(service, transport, [&] {
+      return out.counters.size() >= static_cast<size_t>(o.counter_sweeps);
+    });
+    out.counters_wall_s = seconds_since(t_counters);
+    out.counters_db_bytes = file_bytes(o.db) - db_before;
+  }
   service.flush();
   out.commit_ms = service.store_status().last_commit_ms;
   out.store_error = service.store_status().error;

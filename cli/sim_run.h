@@ -11,6 +11,7 @@
 #include "sim/spec.h"
 #include "sim/verifier.h"
 #include "sm/log.h"
+#include "sm/perfmgr/snapshot.h"
 #include "sm/subnet_manager.h"
 
 namespace cli {
@@ -27,6 +28,8 @@ struct SimRunOptions {
   bool link_loads = false;
   sm::Level log_level = sm::Level::warn;
   bool progress = false;
+  // After SUBNET UP, this many counter sweeps (the PerfMgr on the simulated PMAs); 0: none.
+  int counter_sweeps = 0;
 };
 
 struct NamedLinkLoad {
@@ -48,6 +51,11 @@ struct SimOutcome {
   std::vector<NamedLinkLoad> links;
   double build_s = 0, sm_s = 0, verify_s = 0, metrics_s = 0;
   double commit_ms = 0;     // the last sweep's store commit
+  // --perfmgr: each counter sweep (its duration on the SM's clock: virtual time), the wall
+  // time they took, and how much the store grew over them.
+  std::vector<sm::perfmgr::SweepFigures> counters;
+  double counters_wall_s = 0;
+  int64_t counters_db_bytes = 0;
   std::string store_error;  // --db: the last commit's error (nothing of the sweep is stored)
 
   bool ok() const { return up && verify.all_routed() && verify.ports_not_active == 0 && store_error.empty(); }

@@ -9,6 +9,7 @@ FABRICSM_PACKAGES=(
   ibsim-utils infiniband-diags opensm        # the independent simulator and checkers
   clang-16 libclang-rt-16-dev                # libFuzzer targets
   librsvg2-bin sqlite3 systemd               # SVG check, database checks, unit verification
+  libcpp-httplib-dev prometheus curl         # the metrics endpoint, its checks (promtool, a real server)
 )
 
 ensure_packages() {

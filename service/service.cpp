@@ -68,6 +68,12 @@ void Service::wire(sm::Remembered remembered, std::vector<sm::store::SaObject> s
       log_, sm::multicast::MulticastConfig{.sa = {.pkt_life = cfg_.sm.ports.subnet_timeout},
                                            .partitions = cfg_.sm.partitions});
   manager_->set_multicast(multicast_.get());
+  perf_ = std::make_unique<sm::perfmgr::PerfMgr>(transport_, cfg_.perf, log_, cfg_.wall_ms);
+  perf_->on_sweep_done = [this](const std::shared_ptr<const sm::perfmgr::Snapshot>& s) { on_counter_sweep(s); };
+  if (cfg_.perf.enabled)
+    log_.info(sm::code::perfmgr_started, "perfmgr: counter sweeps every {} s, {} queries in flight{}{}",
+              std::chrono::duration_cast<std::chrono::seconds>(cfg_.perf.sweep_time).count(), cfg_.perf.max_outstanding,
+              cfg_.perf.ignore_cas ? ", CAs ignored" : "", cfg_.perf.on_standby ? ", on standby too" : "");
   sa_ = std::make_unique<sm::sa::Server>(transport_, log_, cfg_.sa);
   services_ = std::make_unique<sm::sa::Services>(sm::sa::Clocks{transport_.clock(), cfg_.wall_ms});
   subscriptions_ = std::make_unique<sm::sa::Subscriptions>(cfg_.sa.subnet_prefix);
@@ -200,12 +206,42 @@ void Service::on_sweep(const std::shared_ptr<const sm::Subnet>& s) {
   if (on_sweep_done) on_sweep_done(s);
 }
 
-void Service::reconfigure(const sm::SmConfig& next) {
+void Service::reconfigure(const sm::SmConfig& next, const sm::perfmgr::Config& perf) {
   manager_->reconfigure(next);
   multicast_->set_partitions(next.partitions);
+  perf_->reconfigure(perf);
 }
 
-void Service::on_mad(const mad::Packet& p) { manager_->on_mad(p); }
+void Service::on_mad(const mad::Packet& p) {
+  if (p.mad[1] == mad::mgmt_class::perf && perf_->on_mad(p)) return;
+  manager_->on_mad(p);
+}
+
+// Counter sweeps run between the SM's sweeps, as master (or as standby when told to).
+bool Service::perf_may_query() const {
+  if (manager_->sweeping()) return false;
+  const mad::SmState s = manager_->state();
+  return s == mad::SmState::master || (s == mad::SmState::standby && cfg_.perf.on_standby);
+}
+
+sm::perfmgr::View Service::perf_view() const {
+  sm::perfmgr::View v{.subnet = manager_->subnet(), .may_query = perf_may_query(), .flapping = {}};
+  for (const sm::FlapDetector::Flap& f : manager_->flapping()) v.flapping.push_back({{f.node, f.port}, f.changes});
+  return v;
+}
+
+void Service::on_counter_sweep(const std::shared_ptr<const sm::perfmgr::Snapshot>& s) {
+  const mad::Nanos now = transport_.clock().now();
+  if (store_) {
+    const bool sample = now >= next_sample_;
+    if (sample) next_sample_ = now + cfg_.perf.sample_interval;
+    const int64_t keep_ms = std::chrono::duration_cast<std::chrono::milliseconds>(cfg_.perf.retention).count();
+    if (auto c = store_->commit_counters(*s, sample, wall_ms() - keep_ms); !c)
+      log_.error(sm::code::counters_not_stored, "store: {}: counter sweep {} not stored: {}", cfg_.db_path,
+                 s->sweep.number, c.error().message);
+  }
+  if (on_counters) on_counters(s);
+}
 
 void Service::on_tick() {
   manager_->on_tick();
@@ -217,6 +253,11 @@ void Service::on_tick() {
       index_.reset();
       reporter_->on_index(nullptr, nullptr);
     }
+  }
+  perf_->on_tick(perf_view());
+  if (perf_->isolation_epoch() != isolation_epoch_ && state == mad::SmState::master) {
+    isolation_epoch_ = perf_->isolation_epoch();
+    manager_->set_isolated(perf_->isolated());
   }
   sa_->on_tick(!manager_->sweeping());
   services_->expire();
@@ -236,6 +277,7 @@ std::optional<mad::Nanos> Service::next_deadline() const {
   consider(sa_->next_deadline(!manager_->sweeping()));
   consider(reporter_->next_deadline());
   consider(services_->next_expiry());
+  consider(perf_->next_deadline(perf_may_query()));
   if (store_ && !manager_->sweeping()) consider(next_flush_);
   return d;
 }

@@ -16,6 +16,7 @@
 #include "mad/reactor.h"
 #include "sm/log.h"
 #include "sm/multicast/multicast.h"
+#include "sm/perfmgr/perfmgr.h"
 #include "sm/sa/reports.h"
 #include "sm/sa/server.h"
 #include "sm/sa/services.h"
@@ -31,6 +32,7 @@ struct Config {
   sm::store::OnCorrupt on_corrupt = sm::store::OnCorrupt::refuse;
   std::optional<unsigned> db_group;  // the group that may read the store; none: owner only
   sm::sa::ServerConfig sa;
+  sm::perfmgr::Config perf;  // port counters and health (off unless perf.enabled)
   // Milliseconds since the epoch, for what the store keeps (the transport's clock starts anew
   // with each process); empty: the system clock.
   std::function<int64_t()> wall_ms;
@@ -58,8 +60,9 @@ class Service final : public mad::Reactor {
   std::optional<mad::Nanos> next_deadline() const override;
 
   void request_sweep(std::string why, bool verify = false) { manager_->request_sweep(std::move(why), verify); }
-  // SIGHUP: the SM's new settings (what it takes: SubnetManager::reconfigure) and partitions.
-  void reconfigure(const sm::SmConfig& next);
+  // SIGHUP: the SM's new settings (what it takes: SubnetManager::reconfigure), partitions and
+  // the PerfMgr's settings (all but its window of queries).
+  void reconfigure(const sm::SmConfig& next, const sm::perfmgr::Config& perf);
   // SIGTERM: a master hands the subnet over first (SubnetManager::resign).
   bool resign() { return manager_->resign(); }
   // Writes what waits for the next commit (events, SM peers, SA state): before exit.
@@ -72,6 +75,11 @@ class Service final : public mad::Reactor {
   const StoreStatus& store_status() const { return store_status_; }
   bool has_store() const { return store_ != nullptr; }
   const sm::multicast::Multicast& multicast() const { return *multicast_; }
+  // What the last counter sweep published (null until one ended, and when the PerfMgr is off).
+  std::shared_ptr<const sm::perfmgr::Snapshot> perf() const { return perf_->snapshot(); }
+  const sm::perfmgr::PerfMgr& perfmgr() const { return *perf_; }
+  // `fabricsm health clear`: closes findings (all, or at or facing one port); how many.
+  size_t clear_health(std::optional<sm::perfmgr::Cable> port) { return perf_->clear(port); }
   const sm::sa::Server& sa() const { return *sa_; }
   const sm::sa::Services& services() const { return *services_; }
   const sm::sa::Subscriptions& subscriptions() const { return *subscriptions_; }
@@ -79,12 +87,16 @@ class Service final : public mad::Reactor {
   // Observers, called after the service has done its part.
   std::function<void(const std::shared_ptr<const sm::Subnet>&)> on_sweep_done;
   std::function<void(const ha::Note&)> on_ha_note;
+  std::function<void(const std::shared_ptr<const sm::perfmgr::Snapshot>&)> on_counters;
 
  private:
   Service(mad::Transport& transport, Config cfg, sm::Logger& log);
   mad::Result<sm::Remembered> open_store();
   void wire(sm::Remembered remembered, std::vector<sm::store::SaObject> stored);
   void on_sweep(const std::shared_ptr<const sm::Subnet>& s);
+  void on_counter_sweep(const std::shared_ptr<const sm::perfmgr::Snapshot>& s);
+  sm::perfmgr::View perf_view() const;
+  bool perf_may_query() const;
   void on_log(sm::Level l, const sm::LogCode& code, std::string_view msg);
   void restore_sa_state(const std::vector<sm::store::SaObject>& objects);
   void log_lids(const sm::Subnet& s) const;
@@ -103,6 +115,9 @@ class Service final : public mad::Reactor {
   std::unique_ptr<sm::sa::Services> services_;
   std::unique_ptr<sm::sa::Subscriptions> subscriptions_;
   std::unique_ptr<sm::sa::Reporter> reporter_;
+  std::unique_ptr<sm::perfmgr::PerfMgr> perf_;
+  uint64_t isolation_epoch_ = 0;  // of the PerfMgr's isolated cables the SM was last given
+  mad::Nanos next_sample_{0};     // the store keeps counter samples from then on
   // The index of the last sweep that configured the subnet: the SA answers from it while this
   // SM is master, and the next such sweep is compared with it (traps 64/65).
   std::shared_ptr<const sm::sa::Index> index_;

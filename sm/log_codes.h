@@ -138,7 +138,10 @@ struct LogCode {
   X(cable_not_isolated_only_path, 1013, warn, event, "a finding would isolate the only path: reported only") \
   X(cable_restored, 1014, info, event, "an isolated cable is back in the routes")                  \
   X(health_cleared, 1015, info, event, "an operator cleared health findings")                      \
-  X(counters_not_stored, 1016, error, event, "a counter sweep's samples could not be written to the store")
+  X(counters_not_stored, 1016, error, event, "a counter sweep's samples could not be written to the store") \
+  X(metrics_listening, 1050, info, event, "the metrics endpoint listens (metrics_listen)")              \
+  X(metrics_not_loopback, 1051, warn, event, "metrics_listen is not loopback: reachable from the network") \
+  X(metrics_bind_failed, 1052, error, event, "the metrics endpoint cannot listen: the daemon stops (exit 2)")
 
 namespace code {
 inline constexpr bool event = true, quiet = false;

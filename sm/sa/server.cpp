@@ -104,6 +104,7 @@ void Server::serve(const mad::Packet& p) {
   if (!a.respond) return;
   if (a.response.header.status != mad::status::ok) ++stats_.errors;
   ++stats_.answered;
+  ++stats_.answered_by_attr[a.response.header.attr_id];
   if (log_.enabled(Level::debug))
     log_.debug(code::sa_answer, "SA: {} {} from LID {} (mask 0x{:x}): status 0x{:04x}, {} bytes of records",
                mad::sa_method::name(p.mad[3]), mad::sa_attr::name(a.response.header.attr_id), p.addr.lid,

@@ -37,6 +37,7 @@ struct ServerConfig {
 struct ServerStats {
   uint64_t requests = 0, answered = 0, errors = 0, dropped = 0;
   uint64_t rmpp_transfers = 0, rmpp_segments = 0, rmpp_failed = 0;
+  std::map<uint16_t, uint64_t> answered_by_attr;  // by AttributeID (the metrics endpoint's)
 };
 
 class Server {

@@ -74,15 +74,23 @@ ibsim_cleanup() {
   exit "$rc"
 }
 
-# ibsim_start NETFILE: a fresh simulator with its own socket name (clients inherit it).
+# ibsim_start NETFILE [console]: a fresh simulator with its own socket name (clients inherit
+# it). With `console`, its console reads the fifo $work/console (Unlink, PerformanceSet, ...:
+# `ibsim_cmd 'Unlink "S1_000"[5]'`).
 ibsim_start() {
   local net sw ca ports i=0
   net=$(readlink -f "$1")
   sw=$(grep -c '^Switch' "$net"); ca=$(grep -c -E '^(Hca|Ca)' "$net")
   ports=$(awk '/^(Switch|Hca|Ca)/{n+=$2+1} END{print n+16}' "$net")
   export IBSIM_SOCKNAME="fsm_$$_$RANDOM"
-  (cd "$work" && exec setsid ibsim -s -n -N $((sw + ca + 16)) -S $((sw + 16)) -P "$ports" -L 49152 \
-     "$net" > ibsim.log 2>&1) &
+  if [ "${2:-}" = console ]; then
+    rm -f "$work/console" && mkfifo "$work/console"
+    (cd "$work" && exec setsid ibsim -s -N $((sw + ca + 16)) -S $((sw + 16)) -P "$ports" -L 49152 \
+       "$net" 0<> console > ibsim.log 2>&1) &
+  else
+    (cd "$work" && exec setsid ibsim -s -n -N $((sw + ca + 16)) -S $((sw + 16)) -P "$ports" -L 49152 \
+       "$net" > ibsim.log 2>&1) &
+  fi
   ibsim_pid=$!
   until ss -xl 2>/dev/null | grep -q "@$IBSIM_SOCKNAME:ctl"; do
     if ! kill -0 "$ibsim_pid" 2>/dev/null; then
@@ -92,6 +100,9 @@ ibsim_start() {
     sleep 0.05
   done
 }
+
+# ibsim_cmd LINE: a console command (ibsim_start ... console).
+ibsim_cmd() { echo "$1" > "$work/console"; }
 
 # A libibumad program as a client of this ibsim (its stderr "attached as client" noise dropped).
 shim() { (cd "$work/cwd" && LD_PRELOAD=$SHIM "$@" 2> >(grep -v 'sim_connect: attached' >&2)); }

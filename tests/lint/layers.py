@@ -24,6 +24,7 @@ RULES = {
     "sm/sa/": CORE_ALL,
     "sm/multicast/": CORE_ALL,
     "service/": CORE_ALL + ["service/"],
+    "metrics/": CORE_ALL + ["service/", "metrics/"],  # reads what the service publishes
 }
 # Inside sm/: the core may not include its sub-libraries; they include each other only upward
 # (perfmgr <- store <- sa <- multicast).
@@ -34,6 +35,7 @@ SM_SUBLIBS = {
     "sm/sa/": ["sm/multicast/"],
     "sm/multicast/": [],
     "service/": [],
+    "metrics/": [],
 }
 
 root = sys.argv[1]
