@@ -42,7 +42,9 @@ std::string text_summary(const std::string& fabric, const SimOutcome& o, long rs
                      c.number, c.ports, c.queries, c.timeouts, c.clears, c.duration_ms);
   if (!o.counters.empty())
     s += fmt::format("counters    {} sweep(s) in {:.2f} s wall{}\n", o.counters.size(), o.counters_wall_s,
-                     o.counters_db_bytes > 0 ? fmt::format(", store +{:.1f} MB", static_cast<double>(o.counters_db_bytes) / 1e6)
+                     o.counters_db_bytes > 0 ? fmt::format(", store +{:.1f} MB, last commit {:.1f} ms",
+                                                           static_cast<double>(o.counters_db_bytes) / 1e6,
+                                                           o.counters_commit_ms)
                                              : std::string());
   s += fmt::format("verified    {} CA pairs: {} routed, {} unrouted, {} in loops; hops max {}, mean {:.2f}\n",
                    v.pairs, v.routed, v.unrouted, v.loops, v.max_hops, v.mean_hops);

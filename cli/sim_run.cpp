@@ -73,6 +73,7 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
     const auto t_counters = std::chrono::steady_clock::now();
     service.on_counters = [&](const std::shared_ptr<const sm::perfmgr::Snapshot>& snap) {
       out.counters.push_back(snap->sweep);
+      out.counters_commit_ms = service.store_status().last_counters_ms;
     };
     loop = mad::run_loop(service, transport, [&] {
       return out.counters.size() >= static_cast<size_t>(o.counter_sweeps);

@@ -56,6 +56,7 @@ struct SimOutcome {
   std::vector<sm::perfmgr::SweepFigures> counters;
   double counters_wall_s = 0;
   int64_t counters_db_bytes = 0;
+  double counters_commit_ms = 0;  // the last counter sweep's store commit
   std::string store_error;  // --db: the last commit's error (nothing of the sweep is stored)
 
   bool ok() const { return up && verify.all_routed() && verify.ports_not_active == 0 && store_error.empty(); }

@@ -236,9 +236,13 @@ void Service::on_counter_sweep(const std::shared_ptr<const sm::perfmgr::Snapshot
     const bool sample = now >= next_sample_;
     if (sample) next_sample_ = now + cfg_.perf.sample_interval;
     const int64_t keep_ms = std::chrono::duration_cast<std::chrono::milliseconds>(cfg_.perf.retention).count();
-    if (auto c = store_->commit_counters(*s, sample, wall_ms() - keep_ms); !c)
+    if (auto c = store_->commit_counters(*s, sample, wall_ms() - keep_ms); !c) {
       log_.error(sm::code::counters_not_stored, "store: {}: counter sweep {} not stored: {}", cfg_.db_path,
                  s->sweep.number, c.error().message);
+    } else {
+      store_status_.last_counters_ms = c->ms;
+      store_status_.counter_rows += c->ports;
+    }
   }
   if (on_counters) on_counters(s);
 }

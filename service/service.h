@@ -42,6 +42,8 @@ struct StoreStatus {
   uint64_t commits = 0;         // that went in
   uint64_t failed_commits = 0;  // that did not
   double last_commit_ms = 0;
+  double last_counters_ms = 0;  // the last counter sweep's commit (PerfMgr)
+  uint64_t counter_rows = 0;    // port rows the counter commits wrote, since start
   std::string error;  // the last commit's, if it failed (empty once one goes in again)
 };
 

@@ -25,16 +25,20 @@ uint64_t mix(uint64_t h, std::string_view s) {
   return mix(h, s.size());
 }
 
-template <class T>
-std::vector<uint8_t> fixed(const std::array<T, kCounters>& v) {
-  std::vector<uint8_t> out(sizeof(T) * kCounters);
-  std::memcpy(out.data(), v.data(), out.size());  // little-endian hosts only (x86-64, arm64)
+// Rates as 32-bit floats (7 digits are plenty for a rate), little-endian hosts only.
+std::vector<uint8_t> floats(const std::array<double, kCounters>& v) {
+  std::array<float, kCounters> f{};
+  for (size_t i = 0; i < kCounters; ++i) f[i] = static_cast<float>(v[i]);
+  std::vector<uint8_t> out(sizeof f);
+  std::memcpy(out.data(), f.data(), out.size());
   return out;
 }
-template <class T>
-std::array<T, kCounters> unfixed(std::span<const uint8_t> b) {
-  std::array<T, kCounters> v{};
-  if (b.size() == sizeof(T) * kCounters) std::memcpy(v.data(), b.data(), b.size());
+std::array<double, kCounters> unfloats(std::span<const uint8_t> b) {
+  std::array<float, kCounters> f{};
+  std::array<double, kCounters> v{};
+  if (b.size() != sizeof f) return v;
+  std::memcpy(f.data(), b.data(), b.size());
+  for (size_t i = 0; i < kCounters; ++i) v[i] = f[i];
   return v;
 }
 
@@ -50,6 +54,21 @@ std::vector<uint8_t> varints(const std::array<uint64_t, kCounters>& v) {
     } while (x);
   }
   return out;
+}
+
+std::array<uint64_t, kCounters> unvarints(std::span<const uint8_t> b) {
+  std::array<uint64_t, kCounters> v{};
+  size_t at = 0;
+  for (size_t i = 0; i < kCounters && at < b.size(); ++i) {
+    uint64_t x = 0;
+    for (int shift = 0; at < b.size() && shift < 64; shift += 7) {
+      const uint8_t c = b[at++];
+      x |= static_cast<uint64_t>(c & 0x7F) << shift;
+      if (!(c & 0x80)) break;
+    }
+    v[i] = x;
+  }
+  return v;
 }
 
 uint64_t row_hash(const PortSample& p) {
@@ -98,7 +117,7 @@ mad::Result<CounterCommitStats> Store::commit_counters(const perfmgr::Snapshot& 
                 .bind(5, p.local.is_switch ? 1 : 0).bind(6, r.node.value()).bind(7, r.port).bind(8, r.lid)
                 .bind(9, r.description).bind(10, r.is_switch ? 1 : 0).bind(11, p.sampled_ms)
                 .bind(12, p.extended ? 1 : 0).bind(13, p.has_rates ? 1 : 0).bind(14, p.failures)
-                .bind_blob(15, fixed(p.totals)).bind_blob(16, fixed(p.rates)).run());
+                .bind_blob(15, varints(p.totals)).bind_blob(16, floats(p.rates)).run());
     counter_rows_[key] = h;
     ++cs.ports;
   }
@@ -161,8 +180,8 @@ mad::Result<std::vector<PortSample>> Store::load_port_counters() {
     p.extended = q->i64(11) != 0;
     p.has_rates = q->i64(12) != 0;
     p.failures = q->u64(13);
-    p.totals = unfixed<uint64_t>(q->blob(14));
-    p.rates = unfixed<double>(q->blob(15));
+    p.totals = unvarints(q->blob(14));
+    p.rates = unfloats(q->blob(15));
     out.push_back(std::move(p));
   }
   return out;
