@@ -49,6 +49,17 @@ fsm_val=$(total S1_000:5 symbol_error)
 [ "$pq_val" = 1234 ] && [ "$fsm_val" = 1234 ] && log "perfquery $leaf 5: SymbolErrorCounter $pq_val, fabricsm total $fsm_val" ||
   fail "perfquery says $pq_val, fabricsm $fsm_val (want 1234)"
 
+# `show counters --top` orders by a rate; `health clear` (the control socket) closes the finding.
+top=$(show counters --top 3 --by port_xmit_packets --json | python3 -c 'import json,sys; r=json.load(sys.stdin); print(len(r), all(r[i]["port_xmit_packets_per_s"] >= r[i + 1]["port_xmit_packets_per_s"] for i in range(len(r) - 1)))')
+[ "$top" = "3 True" ] || fail "show counters --top 3 --by port_xmit_packets: $top"
+show counters --top 3 --by nonsense > /dev/null 2>&1; [ $? = 2 ] || fail "show counters --by nonsense did not exit 2"
+out=$("$FABRICSM" health clear --socket "$work/sm.sock" --port S2_000:1)
+[ "$out" = '{"cleared": 1}' ] && log "health clear --port S2_000:1 (the cable's far end): $out" || fail "health clear: $out"
+cleared_finding() { ! show health | grep -q '^symbol_error'; }
+wait_for 10 cleared_finding || fail "the finding is still in show health after health clear"
+out=$("$FABRICSM" health clear --socket "$work/sm.sock" --port S9_999:1)
+grep -q '"error": "no port S9_999:1' <<< "$out" || fail "health clear of an unknown port: $out"
+
 # 2. Counters past half their range are cleared before they stick; the totals keep the count.
 ibsim_cmd 'PerformanceSet "S1_000"[6] PortCounters.PortRcvErrors=40000'
 ibsim_cmd 'PerformanceSet "S1_000"[7] PortCounters.PortXmitWait=4294967295'
