@@ -3,7 +3,6 @@
 // and the retention applied in the same transaction.
 #include <chrono>
 #include <cstring>
-#include <set>
 
 #include "sm/store/store.h"
 
@@ -90,6 +89,12 @@ PortEnd end_at(const Stmt& q, int col) {
   if (auto r_ = (expr); !r_) return std::unexpected(r_.error())
 
 mad::Result<CounterCommitStats> Store::commit_counters(const perfmgr::Snapshot& s, bool sample, int64_t drop_before_ms) {
+  auto r = write_counters(s, sample, drop_before_ms);
+  if (!r) counter_rows_.clear();  // what went in is unknown: write every row next time
+  return r;
+}
+
+mad::Result<CounterCommitStats> Store::write_counters(const perfmgr::Snapshot& s, bool sample, int64_t drop_before_ms) {
   const auto t0 = std::chrono::steady_clock::now();
   CounterCommitStats cs;
   auto tx = Transaction::begin(db_);
@@ -101,16 +106,18 @@ mad::Result<CounterCommitStats> Store::commit_counters(const perfmgr::Snapshot& 
   if (!samp) return std::unexpected(samp.error());
   if (!find) return std::unexpected(find.error());
   const int64_t now_ms = s.sweep.started_ms + static_cast<int64_t>(s.sweep.duration_ms);
-  std::set<uint64_t> present;
+  const uint64_t commit = ++counter_commits_;
+  counter_rows_.reserve(s.ports.size());
   for (const PortSample& p : s.ports) {
     const uint64_t key = (p.local.node.value() << 8) | p.local.port;
-    present.insert(key);
     if (sample) {
       FSM_TRY(samp->bind(1, now_ms).bind(2, p.local.node.value()).bind(3, p.local.port).bind_blob(4, varints(p.totals)).run());
       ++cs.samples;
     }
     const uint64_t h = row_hash(p);
-    if (auto it = counter_rows_.find(key); it != counter_rows_.end() && it->second == h) continue;
+    CounterRow& row = counter_rows_.try_emplace(key, CounterRow{.hash = ~h, .seen = 0}).first->second;
+    row.seen = commit;
+    if (row.hash == h) continue;
     const PortEnd none;
     const PortEnd& r = p.remote ? *p.remote : none;
     FSM_TRY(port->bind(1, p.local.node.value()).bind(2, p.local.port).bind(3, p.local.lid).bind(4, p.local.description)
@@ -118,12 +125,12 @@ mad::Result<CounterCommitStats> Store::commit_counters(const perfmgr::Snapshot& 
                 .bind(9, r.description).bind(10, r.is_switch ? 1 : 0).bind(11, p.sampled_ms)
                 .bind(12, p.extended ? 1 : 0).bind(13, p.has_rates ? 1 : 0).bind(14, p.failures)
                 .bind_blob(15, varints(p.totals)).bind_blob(16, floats(p.rates)).run());
-    counter_rows_[key] = h;
+    row.hash = h;
     ++cs.ports;
   }
   // Ports the PerfMgr no longer reads (it forgot them: perfmgr_rm_nodes) leave the table.
   for (auto it = counter_rows_.begin(); it != counter_rows_.end();) {
-    if (present.contains(it->first)) {
+    if (it->second.seen == commit) {
       ++it;
       continue;
     }
@@ -155,10 +162,7 @@ mad::Result<CounterCommitStats> Store::commit_counters(const perfmgr::Snapshot& 
     if (!old) return std::unexpected(old.error());
     FSM_TRY(old->bind(1, drop_before_ms).run());
   }
-  if (auto c = tx->commit(); !c) {
-    counter_rows_.clear();  // what went in is unknown: write every row next time
-    return std::unexpected(c.error());
-  }
+  if (auto c = tx->commit(); !c) return std::unexpected(c.error());
   cs.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return cs;
 }

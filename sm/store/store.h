@@ -125,6 +125,7 @@ class Store {
   Store(Db db, std::string path) : db_(std::move(db)), path_(std::move(path)) {}
   mad::Result<void> prepare_all();
   mad::Result<size_t> write_events();
+  mad::Result<CounterCommitStats> write_counters(const perfmgr::Snapshot& s, bool sample, int64_t drop_before_ms);
 
   Db db_;
   std::string path_;
@@ -139,7 +140,12 @@ class Store {
   std::unordered_map<uint64_t, uint64_t> node_rows_, lft_rows_;
   std::unordered_map<uint64_t, PortRow> port_rows_;  // (node GUID << 8) | port
   std::unordered_map<uint64_t, uint64_t> lid_rows_;
-  std::unordered_map<uint64_t, uint64_t> counter_rows_;  // (node GUID << 8) | port -> row hash
+  struct CounterRow {
+    uint64_t hash;
+    uint64_t seen;  // the commit that last had this port
+  };
+  std::unordered_map<uint64_t, CounterRow> counter_rows_;  // (node GUID << 8) | port
+  uint64_t counter_commits_ = 0;
   struct Prepared;
   std::shared_ptr<Prepared> st_;
 };
