@@ -1,10 +1,10 @@
 #include "mad/guid_info.h"
 
-#include <iterator>
 
 #include <fmt/format.h>
 
 #include "mad/byte_io.h"
+#include "mad/format.h"
 
 namespace mad {
 
@@ -25,8 +25,7 @@ Result<GuidInfo> GuidInfo::decode(std::span<const uint8_t> in) {
 
 std::string GuidInfo::to_string() const {
   std::string s;
-  auto out = std::back_inserter(s);
-  for (size_t i = 0; i < kEntries; ++i) fmt::format_to(out, "GUID{}: {}\n", i, guids[i]);
+  for (size_t i = 0; i < kEntries; ++i) append_format(s, "GUID{}: {}\n", i, guids[i]);
   s.pop_back();
   return s;
 }

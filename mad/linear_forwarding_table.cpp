@@ -1,10 +1,10 @@
 #include "mad/linear_forwarding_table.h"
 
-#include <iterator>
 
 #include <fmt/format.h>
 
 #include "mad/byte_io.h"
+#include "mad/format.h"
 
 namespace mad {
 
@@ -28,12 +28,11 @@ std::string LinearForwardingTable::to_string() const {
   // One line per entry, by index in the block (the block number is the attribute modifier,
   // which this struct does not know); 0xff is printed as "drop".
   std::string s;
-  auto out = std::back_inserter(s);
   for (size_t i = 0; i < kEntries; ++i) {
     if (ports[i] == kUnreachable)
-      fmt::format_to(out, "Entry{}: drop\n", i);
+      append_format(s, "Entry{}: drop\n", i);
     else
-      fmt::format_to(out, "Entry{}: {}\n", i, ports[i]);
+      append_format(s, "Entry{}: {}\n", i, ports[i]);
   }
   s.pop_back();
   return s;

@@ -1,10 +1,10 @@
 #include "mad/multicast_forwarding_table.h"
 
-#include <iterator>
 
 #include <fmt/format.h>
 
 #include "mad/byte_io.h"
+#include "mad/format.h"
 
 namespace mad {
 
@@ -26,8 +26,7 @@ Result<MulticastForwardingTable> MulticastForwardingTable::decode(std::span<cons
 
 std::string MulticastForwardingTable::to_string() const {
   std::string s;
-  auto out = std::back_inserter(s);
-  for (size_t i = 0; i < kEntries; ++i) fmt::format_to(out, "Entry{}: 0x{:04x}\n", i, port_masks[i]);
+  for (size_t i = 0; i < kEntries; ++i) append_format(s, "Entry{}: 0x{:04x}\n", i, port_masks[i]);
   s.pop_back();
   return s;
 }

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <iterator>
 
 #include <fmt/format.h>
 
 #include "mad/byte_io.h"
+#include "mad/format.h"
 
 namespace mad {
 
@@ -37,7 +37,7 @@ std::string NodeDescription::to_string() const {
     if (u >= 0x20 && u < 0x7F && c != '\\')
       s += c;
     else
-      fmt::format_to(std::back_inserter(s), "\\x{:02x}", u);
+      append_format(s, "\\x{:02x}", u);
   }
   return s;
 }

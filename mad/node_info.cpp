@@ -1,10 +1,10 @@
 #include "mad/node_info.h"
 
-#include <iterator>
 
 #include <fmt/format.h>
 
 #include "mad/byte_io.h"
+#include "mad/format.h"
 
 namespace mad {
 
@@ -50,20 +50,19 @@ Result<NodeInfo> NodeInfo::decode(std::span<const uint8_t> in) {
 
 std::string NodeInfo::to_string() const {
   std::string s;
-  auto out = std::back_inserter(s);
-  fmt::format_to(out, "BaseVers: {}\n", base_version);
-  fmt::format_to(out, "ClassVers: {}\n", class_version);
-  fmt::format_to(out, "NodeType: {} ({})\n", node_type_name(node_type),
+  append_format(s, "BaseVers: {}\n", base_version);
+  append_format(s, "ClassVers: {}\n", class_version);
+  append_format(s, "NodeType: {} ({})\n", node_type_name(node_type),
                  static_cast<unsigned>(node_type));
-  fmt::format_to(out, "NumPorts: {}\n", num_ports);
-  fmt::format_to(out, "SystemGuid: {}\n", system_image_guid);
-  fmt::format_to(out, "Guid: {}\n", node_guid);
-  fmt::format_to(out, "PortGuid: {}\n", port_guid);
-  fmt::format_to(out, "PartCap: {}\n", partition_cap);
-  fmt::format_to(out, "DevId: 0x{:04x}\n", device_id);
-  fmt::format_to(out, "Revision: 0x{:08x}\n", revision);
-  fmt::format_to(out, "LocalPort: {}\n", local_port_num);
-  fmt::format_to(out, "VendorId: 0x{:06x}", vendor_id);
+  append_format(s, "NumPorts: {}\n", num_ports);
+  append_format(s, "SystemGuid: {}\n", system_image_guid);
+  append_format(s, "Guid: {}\n", node_guid);
+  append_format(s, "PortGuid: {}\n", port_guid);
+  append_format(s, "PartCap: {}\n", partition_cap);
+  append_format(s, "DevId: 0x{:04x}\n", device_id);
+  append_format(s, "Revision: 0x{:08x}\n", revision);
+  append_format(s, "LocalPort: {}\n", local_port_num);
+  append_format(s, "VendorId: 0x{:06x}", vendor_id);
   return s;
 }
 

@@ -1,11 +1,11 @@
 #include "mad/notice.h"
 
-#include <iterator>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "mad/byte_io.h"
+#include "mad/format.h"
 
 namespace mad {
 
@@ -142,33 +142,32 @@ Notice Notice::make_trap144(Lid issuer, uint32_t producer, const Trap144& t) {
 
 std::string Notice::to_string() const {
   std::string s;
-  auto out = std::back_inserter(s);
-  fmt::format_to(out, "IsGeneric: {}\n", is_generic ? 1 : 0);
-  fmt::format_to(out, "Type: {}\n", type);
+  append_format(s, "IsGeneric: {}\n", is_generic ? 1 : 0);
+  append_format(s, "Type: {}\n", type);
   if (is_generic) {
-    fmt::format_to(out, "ProducerType: {}\n", producer_or_vendor);
-    fmt::format_to(out, "TrapNumber: {} ({})\n", trap_or_device_id, trap_name(trap_or_device_id));
+    append_format(s, "ProducerType: {}\n", producer_or_vendor);
+    append_format(s, "TrapNumber: {} ({})\n", trap_or_device_id, trap_name(trap_or_device_id));
   } else {
-    fmt::format_to(out, "VendorID: 0x{:06x}\n", producer_or_vendor);
-    fmt::format_to(out, "DeviceID: 0x{:04x}\n", trap_or_device_id);
+    append_format(s, "VendorID: 0x{:06x}\n", producer_or_vendor);
+    append_format(s, "DeviceID: 0x{:04x}\n", trap_or_device_id);
   }
-  fmt::format_to(out, "IssuerLID: {}\n", issuer_lid);
-  fmt::format_to(out, "NoticeToggle: {}\n", toggle ? 1 : 0);
-  fmt::format_to(out, "NoticeCount: {}\n", count);
+  append_format(s, "IssuerLID: {}\n", issuer_lid);
+  append_format(s, "NoticeToggle: {}\n", toggle ? 1 : 0);
+  append_format(s, "NoticeCount: {}\n", count);
   if (auto t = trap128()) {
-    fmt::format_to(out, "LIDADDR: {}\n", t->lid);
+    append_format(s, "LIDADDR: {}\n", t->lid);
   } else if (auto t2 = trap129to131()) {
-    fmt::format_to(out, "LIDADDR: {}\nPortNumber: {}\n", t2->lid, t2->port);
+    append_format(s, "LIDADDR: {}\nPortNumber: {}\n", t2->lid, t2->port);
   } else if (auto t3 = trap144()) {
-    fmt::format_to(out, "LIDADDR: {}\n", t3->lid);
-    fmt::format_to(out, "OtherLocalChanges: {}\n", t3->other_local_changes ? 1 : 0);
-    fmt::format_to(out, "CapabilityMask: 0x{:08x}\n", t3->capability_mask);
-    fmt::format_to(out, "ChangeFlags: 0x{:04x}\n", t3->change_flags);
-    fmt::format_to(out, "CapabilityMask2: 0x{:04x}\n", t3->capability_mask2);
+    append_format(s, "LIDADDR: {}\n", t3->lid);
+    append_format(s, "OtherLocalChanges: {}\n", t3->other_local_changes ? 1 : 0);
+    append_format(s, "CapabilityMask: 0x{:08x}\n", t3->capability_mask);
+    append_format(s, "ChangeFlags: 0x{:04x}\n", t3->change_flags);
+    append_format(s, "CapabilityMask2: 0x{:04x}\n", t3->capability_mask2);
   } else {
-    fmt::format_to(out, "DataDetails: {:02x}\n", fmt::join(data_details, ""));
+    append_format(s, "DataDetails: {:02x}\n", fmt::join(data_details, ""));
   }
-  fmt::format_to(out, "IssuerGID: {:02x}", fmt::join(issuer_gid, ""));
+  append_format(s, "IssuerGID: {:02x}", fmt::join(issuer_gid, ""));
   return s;
 }
 

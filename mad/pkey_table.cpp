@@ -1,10 +1,10 @@
 #include "mad/pkey_table.h"
 
-#include <iterator>
 
 #include <fmt/format.h>
 
 #include "mad/byte_io.h"
+#include "mad/format.h"
 
 namespace mad {
 
@@ -26,8 +26,7 @@ Result<PKeyTable> PKeyTable::decode(std::span<const uint8_t> in) {
 
 std::string PKeyTable::to_string() const {
   std::string s;
-  auto out = std::back_inserter(s);
-  for (size_t i = 0; i < kEntries; ++i) fmt::format_to(out, "P_Key{}: 0x{:04x}\n", i, pkeys[i]);
+  for (size_t i = 0; i < kEntries; ++i) append_format(s, "P_Key{}: 0x{:04x}\n", i, pkeys[i]);
   s.pop_back();
   return s;
 }

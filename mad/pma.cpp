@@ -1,11 +1,11 @@
 #include "mad/pma.h"
 
 #include <algorithm>
-#include <iterator>
 
 #include <fmt/format.h>
 
 #include "mad/byte_io.h"
+#include "mad/format.h"
 #include "mad/sa_service_records.h"
 
 namespace mad {
@@ -241,27 +241,26 @@ std::string print(const PmaClassPortInfo& c) {
 
 std::string print(const PortCounters& c) {
   std::string s;
-  auto out = std::back_inserter(s);
-  fmt::format_to(out, "PortSelect: {}\n", c.port_select);
-  fmt::format_to(out, "CounterSelect: 0x{:04x}\n", c.counter_select);
-  fmt::format_to(out, "SymbolErrorCounter: {}\n", c.symbol_errors);
-  fmt::format_to(out, "LinkErrorRecoveryCounter: {}\n", c.link_error_recovery);
-  fmt::format_to(out, "LinkDownedCounter: {}\n", c.link_downed);
-  fmt::format_to(out, "PortRcvErrors: {}\n", c.rcv_errors);
-  fmt::format_to(out, "PortRcvRemotePhysicalErrors: {}\n", c.rcv_remote_phys_errors);
-  fmt::format_to(out, "PortRcvSwitchRelayErrors: {}\n", c.rcv_switch_relay_errors);
-  fmt::format_to(out, "PortXmitDiscards: {}\n", c.xmit_discards);
-  fmt::format_to(out, "PortXmitConstraintErrors: {}\n", c.xmit_constraint_errors);
-  fmt::format_to(out, "PortRcvConstraintErrors: {}\n", c.rcv_constraint_errors);
-  fmt::format_to(out, "CounterSelect2: 0x{:02x}\n", c.counter_select2);
-  fmt::format_to(out, "LocalLinkIntegrityErrors: {}\n", c.local_link_integrity_errors);
-  fmt::format_to(out, "ExcessiveBufferOverrunErrors: {}\n", c.excessive_buffer_overrun_errors);
-  fmt::format_to(out, "VL15Dropped: {}\n", c.vl15_dropped);
-  fmt::format_to(out, "PortXmitData: {}\n", c.xmit_data);
-  fmt::format_to(out, "PortRcvData: {}\n", c.rcv_data);
-  fmt::format_to(out, "PortXmitPkts: {}\n", c.xmit_pkts);
-  fmt::format_to(out, "PortRcvPkts: {}\n", c.rcv_pkts);
-  fmt::format_to(out, "PortXmitWait: {}", c.xmit_wait);
+  append_format(s, "PortSelect: {}\n", c.port_select);
+  append_format(s, "CounterSelect: 0x{:04x}\n", c.counter_select);
+  append_format(s, "SymbolErrorCounter: {}\n", c.symbol_errors);
+  append_format(s, "LinkErrorRecoveryCounter: {}\n", c.link_error_recovery);
+  append_format(s, "LinkDownedCounter: {}\n", c.link_downed);
+  append_format(s, "PortRcvErrors: {}\n", c.rcv_errors);
+  append_format(s, "PortRcvRemotePhysicalErrors: {}\n", c.rcv_remote_phys_errors);
+  append_format(s, "PortRcvSwitchRelayErrors: {}\n", c.rcv_switch_relay_errors);
+  append_format(s, "PortXmitDiscards: {}\n", c.xmit_discards);
+  append_format(s, "PortXmitConstraintErrors: {}\n", c.xmit_constraint_errors);
+  append_format(s, "PortRcvConstraintErrors: {}\n", c.rcv_constraint_errors);
+  append_format(s, "CounterSelect2: 0x{:02x}\n", c.counter_select2);
+  append_format(s, "LocalLinkIntegrityErrors: {}\n", c.local_link_integrity_errors);
+  append_format(s, "ExcessiveBufferOverrunErrors: {}\n", c.excessive_buffer_overrun_errors);
+  append_format(s, "VL15Dropped: {}\n", c.vl15_dropped);
+  append_format(s, "PortXmitData: {}\n", c.xmit_data);
+  append_format(s, "PortRcvData: {}\n", c.rcv_data);
+  append_format(s, "PortXmitPkts: {}\n", c.xmit_pkts);
+  append_format(s, "PortRcvPkts: {}\n", c.rcv_pkts);
+  append_format(s, "PortXmitWait: {}", c.xmit_wait);
   return s;
 }
 

@@ -1,10 +1,10 @@
 #include "mad/port_info.h"
 
-#include <iterator>
 
 #include <fmt/format.h>
 
 #include "mad/byte_io.h"
+#include "mad/format.h"
 
 namespace mad {
 
@@ -151,59 +151,58 @@ Result<PortInfo> PortInfo::decode(std::span<const uint8_t> in) {
 std::string PortInfo::to_string() const {
   // Names as smpquery prints them, so the two outputs can be compared side by side.
   std::string s;
-  auto out = std::back_inserter(s);
-  fmt::format_to(out, "Mkey: 0x{:016x}\n", m_key);
-  fmt::format_to(out, "GidPrefix: 0x{:016x}\n", gid_prefix);
-  fmt::format_to(out, "Lid: {}\n", lid);
-  fmt::format_to(out, "SMLid: {}\n", master_sm_lid);
-  fmt::format_to(out, "CapMask: 0x{:08x}\n", capability_mask);
-  fmt::format_to(out, "DiagCode: 0x{:04x}\n", diag_code);
-  fmt::format_to(out, "MkeyLeasePeriod: {}\n", m_key_lease_period);
-  fmt::format_to(out, "LocalPort: {}\n", local_port_num);
-  fmt::format_to(out, "LinkWidthEnabled: 0x{:02x}\n", link_width_enabled);
-  fmt::format_to(out, "LinkWidthSupported: 0x{:02x}\n", link_width_supported);
-  fmt::format_to(out, "LinkWidthActive: 0x{:02x}\n", link_width_active);
-  fmt::format_to(out, "LinkSpeedSupported: 0x{:x}\n", link_speed_supported);
-  fmt::format_to(out, "LinkState: {}\n", port_state_name(port_state));
-  fmt::format_to(out, "PhysLinkState: {}\n", phys_state_name(phys_state));
-  fmt::format_to(out, "LinkDownDefState: {}\n", link_down_default_state);
-  fmt::format_to(out, "ProtectBits: {}\n", m_key_protect_bits);
-  fmt::format_to(out, "LMC: {}\n", lmc);
-  fmt::format_to(out, "LinkSpeedActive: 0x{:x}\n", link_speed_active);
-  fmt::format_to(out, "LinkSpeedEnabled: 0x{:x}\n", link_speed_enabled);
-  fmt::format_to(out, "NeighborMTU: {}\n", mtu::bytes(neighbor_mtu));
-  fmt::format_to(out, "SMSL: {}\n", master_sm_sl);
-  fmt::format_to(out, "VLCap: {}\n", vl_cap);
-  fmt::format_to(out, "InitType: 0x{:x}\n", init_type);
-  fmt::format_to(out, "VLHighLimit: {}\n", vl_high_limit);
-  fmt::format_to(out, "VLArbHighCap: {}\n", vl_arb_high_cap);
-  fmt::format_to(out, "VLArbLowCap: {}\n", vl_arb_low_cap);
-  fmt::format_to(out, "InitReply: 0x{:x}\n", init_type_reply);
-  fmt::format_to(out, "MtuCap: {}\n", mtu::bytes(mtu_cap));
-  fmt::format_to(out, "VLStallCount: {}\n", vl_stall_count);
-  fmt::format_to(out, "HoqLife: {}\n", hoq_life);
-  fmt::format_to(out, "OperVLs: {}\n", operational_vls);
-  fmt::format_to(out, "PartEnforceInb: {}\n", bit(partition_enforcement_inbound));
-  fmt::format_to(out, "PartEnforceOutb: {}\n", bit(partition_enforcement_outbound));
-  fmt::format_to(out, "FilterRawInb: {}\n", bit(filter_raw_inbound));
-  fmt::format_to(out, "FilterRawOutb: {}\n", bit(filter_raw_outbound));
-  fmt::format_to(out, "MkeyViolations: {}\n", m_key_violations);
-  fmt::format_to(out, "PkeyViolations: {}\n", p_key_violations);
-  fmt::format_to(out, "QkeyViolations: {}\n", q_key_violations);
-  fmt::format_to(out, "GuidCap: {}\n", guid_cap);
-  fmt::format_to(out, "ClientReregister: {}\n", bit(client_reregister));
-  fmt::format_to(out, "McastPkeyTrapSuppressionEnabled: {}\n",
+  append_format(s, "Mkey: 0x{:016x}\n", m_key);
+  append_format(s, "GidPrefix: 0x{:016x}\n", gid_prefix);
+  append_format(s, "Lid: {}\n", lid);
+  append_format(s, "SMLid: {}\n", master_sm_lid);
+  append_format(s, "CapMask: 0x{:08x}\n", capability_mask);
+  append_format(s, "DiagCode: 0x{:04x}\n", diag_code);
+  append_format(s, "MkeyLeasePeriod: {}\n", m_key_lease_period);
+  append_format(s, "LocalPort: {}\n", local_port_num);
+  append_format(s, "LinkWidthEnabled: 0x{:02x}\n", link_width_enabled);
+  append_format(s, "LinkWidthSupported: 0x{:02x}\n", link_width_supported);
+  append_format(s, "LinkWidthActive: 0x{:02x}\n", link_width_active);
+  append_format(s, "LinkSpeedSupported: 0x{:x}\n", link_speed_supported);
+  append_format(s, "LinkState: {}\n", port_state_name(port_state));
+  append_format(s, "PhysLinkState: {}\n", phys_state_name(phys_state));
+  append_format(s, "LinkDownDefState: {}\n", link_down_default_state);
+  append_format(s, "ProtectBits: {}\n", m_key_protect_bits);
+  append_format(s, "LMC: {}\n", lmc);
+  append_format(s, "LinkSpeedActive: 0x{:x}\n", link_speed_active);
+  append_format(s, "LinkSpeedEnabled: 0x{:x}\n", link_speed_enabled);
+  append_format(s, "NeighborMTU: {}\n", mtu::bytes(neighbor_mtu));
+  append_format(s, "SMSL: {}\n", master_sm_sl);
+  append_format(s, "VLCap: {}\n", vl_cap);
+  append_format(s, "InitType: 0x{:x}\n", init_type);
+  append_format(s, "VLHighLimit: {}\n", vl_high_limit);
+  append_format(s, "VLArbHighCap: {}\n", vl_arb_high_cap);
+  append_format(s, "VLArbLowCap: {}\n", vl_arb_low_cap);
+  append_format(s, "InitReply: 0x{:x}\n", init_type_reply);
+  append_format(s, "MtuCap: {}\n", mtu::bytes(mtu_cap));
+  append_format(s, "VLStallCount: {}\n", vl_stall_count);
+  append_format(s, "HoqLife: {}\n", hoq_life);
+  append_format(s, "OperVLs: {}\n", operational_vls);
+  append_format(s, "PartEnforceInb: {}\n", bit(partition_enforcement_inbound));
+  append_format(s, "PartEnforceOutb: {}\n", bit(partition_enforcement_outbound));
+  append_format(s, "FilterRawInb: {}\n", bit(filter_raw_inbound));
+  append_format(s, "FilterRawOutb: {}\n", bit(filter_raw_outbound));
+  append_format(s, "MkeyViolations: {}\n", m_key_violations);
+  append_format(s, "PkeyViolations: {}\n", p_key_violations);
+  append_format(s, "QkeyViolations: {}\n", q_key_violations);
+  append_format(s, "GuidCap: {}\n", guid_cap);
+  append_format(s, "ClientReregister: {}\n", bit(client_reregister));
+  append_format(s, "McastPkeyTrapSuppressionEnabled: {}\n",
                  mcast_pkey_trap_suppression_enabled);
-  fmt::format_to(out, "SubnetTimeout: {}\n", subnet_timeout);
-  fmt::format_to(out, "RespTimeVal: {}\n", resp_time_value);
-  fmt::format_to(out, "LocalPhysErr: {}\n", local_phy_errors);
-  fmt::format_to(out, "OverrunErr: {}\n", overrun_errors);
-  fmt::format_to(out, "MaxCreditHint: {}\n", max_credit_hint);
-  fmt::format_to(out, "RoundTrip: {}\n", link_round_trip_latency);
-  fmt::format_to(out, "CapMask2: 0x{:04x}\n", capability_mask2);
-  fmt::format_to(out, "LinkSpeedExtActive: 0x{:x}\n", link_speed_ext_active);
-  fmt::format_to(out, "LinkSpeedExtSupported: 0x{:x}\n", link_speed_ext_supported);
-  fmt::format_to(out, "LinkSpeedExtEnabled: 0x{:x}", link_speed_ext_enabled);
+  append_format(s, "SubnetTimeout: {}\n", subnet_timeout);
+  append_format(s, "RespTimeVal: {}\n", resp_time_value);
+  append_format(s, "LocalPhysErr: {}\n", local_phy_errors);
+  append_format(s, "OverrunErr: {}\n", overrun_errors);
+  append_format(s, "MaxCreditHint: {}\n", max_credit_hint);
+  append_format(s, "RoundTrip: {}\n", link_round_trip_latency);
+  append_format(s, "CapMask2: 0x{:04x}\n", capability_mask2);
+  append_format(s, "LinkSpeedExtActive: 0x{:x}\n", link_speed_ext_active);
+  append_format(s, "LinkSpeedExtSupported: 0x{:x}\n", link_speed_ext_supported);
+  append_format(s, "LinkSpeedExtEnabled: 0x{:x}", link_speed_ext_enabled);
   return s;
 }
 

@@ -1,10 +1,10 @@
 #include "mad/sl2vl_table.h"
 
-#include <iterator>
 
 #include <fmt/format.h>
 
 #include "mad/byte_io.h"
+#include "mad/format.h"
 
 namespace mad {
 
@@ -32,8 +32,7 @@ Result<Sl2VlTable> Sl2VlTable::decode(std::span<const uint8_t> in) {
 
 std::string Sl2VlTable::to_string() const {
   std::string s;
-  auto out = std::back_inserter(s);
-  for (size_t i = 0; i < kEntries; ++i) fmt::format_to(out, "SL{}: VL{}\n", i, vl[i]);
+  for (size_t i = 0; i < kEntries; ++i) append_format(s, "SL{}: VL{}\n", i, vl[i]);
   s.pop_back();
   return s;
 }

@@ -1,10 +1,10 @@
 #include "mad/sm_info.h"
 
-#include <iterator>
 
 #include <fmt/format.h>
 
 #include "mad/byte_io.h"
+#include "mad/format.h"
 
 namespace mad {
 
@@ -49,12 +49,11 @@ Result<SmInfo> SmInfo::decode(std::span<const uint8_t> in) {
 
 std::string SmInfo::to_string() const {
   std::string s;
-  auto out = std::back_inserter(s);
-  fmt::format_to(out, "Guid: {}\n", guid);
-  fmt::format_to(out, "SM_Key: 0x{:016x}\n", sm_key);
-  fmt::format_to(out, "ActCount: {}\n", act_count);
-  fmt::format_to(out, "Priority: {}\n", priority);
-  fmt::format_to(out, "SMState: {} ({})", sm_state_name(state), static_cast<unsigned>(state));
+  append_format(s, "Guid: {}\n", guid);
+  append_format(s, "SM_Key: 0x{:016x}\n", sm_key);
+  append_format(s, "ActCount: {}\n", act_count);
+  append_format(s, "Priority: {}\n", priority);
+  append_format(s, "SMState: {} ({})", sm_state_name(state), static_cast<unsigned>(state));
   return s;
 }
 

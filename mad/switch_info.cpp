@@ -1,10 +1,10 @@
 #include "mad/switch_info.h"
 
-#include <iterator>
 
 #include <fmt/format.h>
 
 #include "mad/byte_io.h"
+#include "mad/format.h"
 
 namespace mad {
 
@@ -67,25 +67,24 @@ Result<SwitchInfo> SwitchInfo::decode(std::span<const uint8_t> in) {
 
 std::string SwitchInfo::to_string() const {
   std::string s;
-  auto out = std::back_inserter(s);
-  fmt::format_to(out, "LinearFdbCap: {}\n", linear_fdb_cap);
-  fmt::format_to(out, "RandomFdbCap: {}\n", random_fdb_cap);
-  fmt::format_to(out, "McastFdbCap: {}\n", multicast_fdb_cap);
-  fmt::format_to(out, "LinearFdbTop: {}\n", linear_fdb_top);
-  fmt::format_to(out, "DefPort: {}\n", default_port);
-  fmt::format_to(out, "DefMcastPrimPort: {}\n", default_mcast_primary_port);
-  fmt::format_to(out, "DefMcastNotPrimPort: {}\n", default_mcast_not_primary_port);
-  fmt::format_to(out, "LifeTime: {}\n", life_time_value);
-  fmt::format_to(out, "StateChange: {}\n", port_state_change ? 1 : 0);
-  fmt::format_to(out, "OptSLtoVLMapping: {}\n", optimized_sl2vl_programming);
-  fmt::format_to(out, "LidsPerPort: {}\n", lids_per_port);
-  fmt::format_to(out, "PartEnforceCap: {}\n", partition_enforcement_cap);
-  fmt::format_to(out, "InboundPartEnf: {}\n", inbound_enforcement_cap ? 1 : 0);
-  fmt::format_to(out, "OutboundPartEnf: {}\n", outbound_enforcement_cap ? 1 : 0);
-  fmt::format_to(out, "FilterRawInbound: {}\n", filter_raw_inbound_cap ? 1 : 0);
-  fmt::format_to(out, "FilterRawOutbound: {}\n", filter_raw_outbound_cap ? 1 : 0);
-  fmt::format_to(out, "EnhancedPort0: {}\n", enhanced_port0 ? 1 : 0);
-  fmt::format_to(out, "MulticastFDBTop: 0x{:04x}", multicast_fdb_top.value());
+  append_format(s, "LinearFdbCap: {}\n", linear_fdb_cap);
+  append_format(s, "RandomFdbCap: {}\n", random_fdb_cap);
+  append_format(s, "McastFdbCap: {}\n", multicast_fdb_cap);
+  append_format(s, "LinearFdbTop: {}\n", linear_fdb_top);
+  append_format(s, "DefPort: {}\n", default_port);
+  append_format(s, "DefMcastPrimPort: {}\n", default_mcast_primary_port);
+  append_format(s, "DefMcastNotPrimPort: {}\n", default_mcast_not_primary_port);
+  append_format(s, "LifeTime: {}\n", life_time_value);
+  append_format(s, "StateChange: {}\n", port_state_change ? 1 : 0);
+  append_format(s, "OptSLtoVLMapping: {}\n", optimized_sl2vl_programming);
+  append_format(s, "LidsPerPort: {}\n", lids_per_port);
+  append_format(s, "PartEnforceCap: {}\n", partition_enforcement_cap);
+  append_format(s, "InboundPartEnf: {}\n", inbound_enforcement_cap ? 1 : 0);
+  append_format(s, "OutboundPartEnf: {}\n", outbound_enforcement_cap ? 1 : 0);
+  append_format(s, "FilterRawInbound: {}\n", filter_raw_inbound_cap ? 1 : 0);
+  append_format(s, "FilterRawOutbound: {}\n", filter_raw_outbound_cap ? 1 : 0);
+  append_format(s, "EnhancedPort0: {}\n", enhanced_port0 ? 1 : 0);
+  append_format(s, "MulticastFDBTop: 0x{:04x}", multicast_fdb_top.value());
   return s;
 }
 

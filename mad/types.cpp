@@ -1,5 +1,7 @@
 #include "mad/types.h"
 
+#include <fmt/format.h>
+
 namespace mad {
 
 std::string DrPath::str() const {
@@ -43,3 +45,22 @@ std::string_view phys_state_name(PhysState s) {
 }
 
 }  // namespace mad
+
+fmt::format_context::iterator fmt::formatter<mad::Guid>::format(mad::Guid g, fmt::format_context& ctx) const {
+  const std::string s = g.str();
+  return fmt::formatter<fmt::string_view>::format(fmt::string_view(s), ctx);
+}
+
+fmt::format_context::iterator fmt::formatter<mad::Lid>::format(mad::Lid l, fmt::format_context& ctx) const {
+  return fmt::formatter<unsigned>::format(l.value(), ctx);
+}
+
+fmt::format_context::iterator fmt::formatter<mad::PortNum>::format(mad::PortNum p, fmt::format_context& ctx) const {
+  return fmt::formatter<unsigned>::format(p.value(), ctx);
+}
+
+fmt::format_context::iterator fmt::formatter<mad::DrPath>::format(const mad::DrPath& p,
+                                                                  fmt::format_context& ctx) const {
+  const std::string s = p.str();
+  return fmt::formatter<fmt::string_view>::format(fmt::string_view(s), ctx);
+}

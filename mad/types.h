@@ -8,7 +8,7 @@
 #include <functional>
 #include <string>
 
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 namespace mad {
 
@@ -128,27 +128,21 @@ struct std::hash<mad::Guid> {
   }
 };
 
+// Formatting these is defined once, in types.cpp: an inline format() would instantiate fmt's
+// writers in every file that prints a GUID or a LID (seconds of compile time each).
 template <>
-struct fmt::formatter<mad::Guid> : fmt::formatter<std::string> {
-  auto format(mad::Guid g, fmt::format_context& ctx) const {
-    return fmt::formatter<std::string>::format(g.str(), ctx);
-  }
+struct fmt::formatter<mad::Guid> : fmt::formatter<fmt::string_view> {
+  fmt::format_context::iterator format(mad::Guid g, fmt::format_context& ctx) const;
 };
 template <>
-struct fmt::formatter<mad::Lid> : fmt::formatter<uint16_t> {
-  auto format(mad::Lid l, fmt::format_context& ctx) const {
-    return fmt::formatter<uint16_t>::format(l.value(), ctx);
-  }
+struct fmt::formatter<mad::Lid> : fmt::formatter<unsigned> {
+  fmt::format_context::iterator format(mad::Lid l, fmt::format_context& ctx) const;
 };
 template <>
 struct fmt::formatter<mad::PortNum> : fmt::formatter<unsigned> {
-  auto format(mad::PortNum p, fmt::format_context& ctx) const {
-    return fmt::formatter<unsigned>::format(p.value(), ctx);
-  }
+  fmt::format_context::iterator format(mad::PortNum p, fmt::format_context& ctx) const;
 };
 template <>
-struct fmt::formatter<mad::DrPath> : fmt::formatter<std::string> {
-  auto format(const mad::DrPath& p, fmt::format_context& ctx) const {
-    return fmt::formatter<std::string>::format(p.str(), ctx);
-  }
+struct fmt::formatter<mad::DrPath> : fmt::formatter<fmt::string_view> {
+  fmt::format_context::iterator format(const mad::DrPath& p, fmt::format_context& ctx) const;
 };

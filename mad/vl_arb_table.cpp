@@ -1,10 +1,10 @@
 #include "mad/vl_arb_table.h"
 
-#include <iterator>
 
 #include <fmt/format.h>
 
 #include "mad/byte_io.h"
+#include "mad/format.h"
 
 namespace mad {
 
@@ -33,9 +33,8 @@ Result<VlArbTable> VlArbTable::decode(std::span<const uint8_t> in) {
 
 std::string VlArbTable::to_string() const {
   std::string s;
-  auto out = std::back_inserter(s);
   for (size_t i = 0; i < kEntries; ++i)
-    fmt::format_to(out, "Entry{}: VL{} weight {}\n", i, entries[i].vl, entries[i].weight);
+    append_format(s, "Entry{}: VL{} weight {}\n", i, entries[i].vl, entries[i].weight);
   s.pop_back();
   return s;
 }

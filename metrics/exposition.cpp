@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mad/format.h"
+
 namespace metrics {
 
 Histogram::Histogram(std::vector<double> bounds) : bounds_(std::move(bounds)), counts_(bounds_.size() + 1, 0) {
@@ -85,7 +87,7 @@ void Writer::family(std::string_view name, Type type, std::string_view help) {
     return;
   }
   const char* type_name = type == Type::counter ? "counter" : type == Type::gauge ? "gauge" : "histogram";
-  fmt::format_to(std::back_inserter(out_), "# HELP {} {}\n# TYPE {} {}\n", full, escape_help(help), full, type_name);
+  mad::append_format(out_, "# HELP {} {}\n# TYPE {} {}\n", full, escape_help(help), full, type_name);
   name_ = std::move(full);
   type_ = type;
 }
@@ -107,7 +109,7 @@ std::string Writer::render_labels(Labels labels) {
       continue;
     }
     if (!out.empty()) out += ',';
-    fmt::format_to(std::back_inserter(out), "{}=\"{}\"", l.name, escape_label_value(l.value));
+    mad::append_format(out, "{}=\"{}\"", l.name, escape_label_value(l.value));
   }
   return out;
 }
@@ -121,7 +123,7 @@ void Writer::line(std::string_view suffix, std::string_view rendered, const Labe
     out_ += rendered;
     if (extra) {  // le: a fixed name, a value that needs no escape
       if (!rendered.empty()) out_ += ',';
-      fmt::format_to(std::back_inserter(out_), "{}=\"{}\"", extra->name, extra->value);
+      mad::append_format(out_, "{}=\"{}\"", extra->name, extra->value);
     }
     out_ += '}';
   }

@@ -1,13 +1,13 @@
 // Net-file writer: the layout of the shared topology files (records in spec order, every cable
 // on both ends, "# lid 0 4xHDR" tails), which ibsim and parse_netfile load alike.
 #include <array>
-#include <iterator>
 #include <utility>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "mad/format.h"
 #include "sim/netfile.h"
 #include "sim/netfile_text.h"
 
@@ -18,7 +18,7 @@ constexpr uint32_t kNone = UINT32_MAX;
 
 template <class... A>
 void put(fmt::memory_buffer& out, fmt::format_string<A...> f, A&&... a) {
-  fmt::format_to(std::back_inserter(out), f, std::forward<A>(a)...);
+  mad::append_format(out, f, std::forward<A>(a)...);
 }
 
 std::string_view header_word(mad::NodeType t) {
