@@ -21,7 +21,6 @@ namespace cli {
 
 namespace {
 
-constexpr int kExitUsage = 2;
 
 // Short command-line forms -> the config file's names (which also work on the command line).
 const std::map<std::string, std::string>& aliases() {
@@ -30,7 +29,11 @@ const std::map<std::string, std::string>& aliases() {
       {"--db", "--db_path"},           {"--port-guid", "--guid"},         {"--window", "--max_wire_smps"},
       {"--timeout-ms", "--transaction_timeout"}, {"--log-level", "--log_level"}, {"--sm-key", "--sm_key"},
       {"--poll-ms", "--sminfo_polling_timeout"}, {"--poll-misses", "--polling_retry_number"},
-      {"--stall-polls", "--activity_stall_polls"},
+      {"--stall-polls", "--activity_stall_polls"}, {"--guid2lid", "--guid2lid_file"},
+      // OpenSM's short options, where they mean the same here.
+      {"-p", "--sm_priority"}, {"-g", "--guid"}, {"-s", "--sweep_interval"}, {"-F", "--config"},
+      {"-P", "--partition_config_file"}, {"-l", "--lmc"}, {"-t", "--transaction_timeout"},
+      {"--maxsmps", "--max_wire_smps"}, {"-a", "--root_guid_file"},
   };
   return a;
 }
@@ -77,8 +80,9 @@ int cmd_run(int argc, char** argv) {
   po::options_description general(
       "fabricsm run [options]\n\nRuns the SM on a local InfiniBand port through libibumad (an HCA, or ibsim "
       "with\nLD_PRELOAD=libumad2sim.so). Logs to stderr. SIGTERM/SIGINT stop it (exit 0); SIGHUP re-reads\n"
-      "the config file. Short forms: --priority, --routing/-R, --db, --port-guid, --window, --timeout-ms,\n"
-      "--log-level, --sm-key, --sticky, --poll-ms, --poll-misses, --stall-polls.\n\nOptions");
+      "the config file (fabricsm's or an opensm.conf). Short forms: --priority, --routing/-R, --db,\n"
+      "--port-guid, --window, --timeout-ms, --log-level, --sm-key, --sticky, --poll-ms, --poll-misses,\n"
+      "--stall-polls, --guid2lid; OpenSM's -p, -g, -s, -F, -P, -l, -t, --maxsmps, -a, -R, -o.\n\nOptions");
   general.add_options()
       ("help,h", "this help")
       ("config,c", po::value(&config_file), "read the options from FILE too (key = value, the names below; "

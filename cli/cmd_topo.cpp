@@ -27,7 +27,6 @@ namespace {
 namespace po = boost::program_options;
 
 constexpr int kExitFail = 1;   // the input is bad or the output cannot be written
-constexpr int kExitUsage = 2;  // bad options
 
 struct Sub {
   std::string_view name;

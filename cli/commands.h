@@ -4,6 +4,9 @@
 
 namespace cli {
 
+// The exit status of a usage error (a bad option, a bad config), the same in every command.
+inline constexpr int kExitUsage = 2;
+
 int cmd_topo(int argc, char** argv);
 int cmd_sim(int argc, char** argv);
 int cmd_run(int argc, char** argv);
@@ -11,5 +14,6 @@ int cmd_drill(int argc, char** argv);
 int cmd_show(int argc, char** argv);
 int cmd_status(int argc, char** argv);
 int cmd_health(int argc, char** argv);
+int cmd_config(int argc, char** argv);
 
 }  // namespace cli

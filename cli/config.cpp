@@ -1,12 +1,11 @@
 #include "cli/config.h"
 
-#include "cli/config_option.h"
-
 #include <fmt/format.h>
 #include <grp.h>
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -15,9 +14,11 @@
 
 #include "cli/config_option.h"
 #include "cli/listen_address.h"
+#include "cli/opensm_conf.h"
 #include "mad/text.h"
 #include "routing/engine.h"
 #include "routing/hints.h"
+#include "sm/guid2lid.h"
 #include "sm/partitions/partitions.h"
 
 namespace po = boost::program_options;
@@ -123,6 +124,8 @@ const std::vector<Option>& table() {
       text("partition_config_file",
            "partitions file, in a subset of OpenSM's partitions.conf syntax (empty: Default=0x7fff, ipoib : ALL=full)",
            &DaemonConfig::partition_config_file),
+      text("guid2lid_file", "OpenSM's LID cache (/var/cache/opensm/guid2lid): ports the store does not remember "
+           "get the LIDs it gives them, read at start", &DaemonConfig::guid2lid_file),
       // Port parameters
       num("lmc", "LID mask control for CA ports: 2^lmc LIDs each (0..7)", 0, 7,
           [](DaemonConfig& c, int64_t v) { c.sm.ports.lmc = static_cast<uint8_t>(v); },
@@ -237,21 +240,6 @@ const Option* find_option(std::string_view name) {
   return nullptr;
 }
 
-// The line a key is set on, for error messages (0 when not found).
-int line_of(const std::string& text, const std::string& key) {
-  std::istringstream in(text);
-  std::string line;
-  for (int n = 1; std::getline(in, line); ++n) {
-    const size_t b = line.find_first_not_of(" \t");
-    if (b == std::string::npos || line[b] == '#') continue;
-    const size_t eq = line.find('=');
-    std::string k = line.substr(b, eq == std::string::npos ? std::string::npos : eq - b);
-    while (!k.empty() && (k.back() == ' ' || k.back() == '\t')) k.pop_back();
-    if (k == key) return n;
-  }
-  return 0;
-}
-
 }  // namespace
 
 DaemonConfig::DaemonConfig() {
@@ -278,50 +266,32 @@ po::options_description config_options() {
   return d;
 }
 
-// Every line a `key = value` (or blank, or a # comment) and no key twice, with the line of
-// what is wrong: Boost's own messages name neither.
-mad::Result<void> check_lines(const std::string& path, const std::string& text) {
-  std::istringstream in(text);
-  std::string line;
-  std::map<std::string, int> first;
-  for (int n = 1; std::getline(in, line); ++n) {
-    const size_t b = line.find_first_not_of(" \t\r");
-    if (b == std::string::npos || line[b] == '#') continue;
-    const size_t eq = line.find('=');
-    if (eq == std::string::npos)
-      return mad::fail(mad::Errc::parse, fmt::format("{}:{}: {} is not 'key = value'", path, n, mad::quoted(line)));
-    std::string key = line.substr(b, eq - b);
-    while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
-    if (auto [it, fresh] = first.emplace(key, n); !fresh)
-      return mad::fail(mad::Errc::parse,
-                       fmt::format("{}:{}: {} is given twice (first on line {})", path, n, mad::quoted(key), it->second));
-  }
-  return {};
-}
-
 mad::Result<void> apply_config_file(const std::string& path, DaemonConfig& cfg) {
   auto read = mad::read_text_file(path, "a configuration file");
   if (!read) return std::unexpected(read.error());
-  const std::string& text = *read;
-  if (auto r = check_lines(path, text); !r) return r;
-  po::options_description d = config_options();
-  po::parsed_options parsed(&d);
-  try {
-    std::istringstream in(text);
-    parsed = po::parse_config_file(in, d, /*allow_unregistered=*/true);
-  } catch (const po::error& e) {
-    return mad::fail(mad::Errc::parse, fmt::format("{}: {}", path, mad::quoted(e.what(), 200)));
-  }
-  DaemonConfig next = cfg;  // all or nothing (check_lines refused a key given twice)
-  for (const po::option& o : parsed.options) {
-    const int line = line_of(text, o.string_key);
-    if (o.unregistered || !find_option(o.string_key))
-      return mad::fail(mad::Errc::parse, fmt::format("{}:{}: unknown key {}", path, line, mad::quoted(o.string_key)));
-    const std::string value = o.value.empty() ? "" : o.value.front();
-    if (auto r = find_option(o.string_key)->set(value, next); !r)
+  auto lines = parse_config_lines(*read, path);
+  if (!lines) return std::unexpected(lines.error());
+  DaemonConfig next = cfg;  // all or nothing
+  std::vector<std::string> ignored;
+  for (const ConfigLine& l : *lines) {
+    const Option* o = find_option(l.key);
+    const OpenSmKey* osm = find_opensm_key(l.key);
+    // OpenSM reads its partitions file at the default path when it exists: that one counts.
+    const bool at_opensm_default = osm && is_opensm_default(*osm, l.value) && l.key != "partition_config_file";
+    if (!o && !osm)
+      return mad::fail(mad::Errc::parse, fmt::format("{}:{}: unknown key {}", path, l.line, mad::quoted(l.key)));
+    if (!o) {
+      if (!at_opensm_default) ignored.push_back(fmt::format("{} {} (line {})", l.key, l.value, l.line));
+      continue;
+    }
+    if (l.opensm_form && at_opensm_default) continue;
+    if (auto r = o->set(l.value, next); !r)
       return mad::fail(mad::Errc::parse,
-                       fmt::format("{}:{}: bad value for '{}': {}", path, line, o.string_key, r.error().message));
+                       fmt::format("{}:{}: bad value for '{}': {}", path, l.line, l.key, r.error().message));
   }
+  if (!ignored.empty())
+    next.notes.push_back(fmt::format("{}: OpenSM options fabricsm does not implement, ignored: {}", path,
+                                     fmt::join(ignored, ", ")));
   cfg = std::move(next);
   return {};
 }
@@ -362,20 +332,37 @@ mad::Result<DaemonConfig> load_config(const std::string& file, const po::variabl
     if (auto r = apply_config_file(file, cfg); !r) return std::unexpected(r.error());
   if (auto r = apply_options(vm, cfg); !r) return std::unexpected(r.error());
   cfg.finalize();
+  // The files the options name, read now: a bad one is refused (naming the option, the file and
+  // its line) before anything uses it.
+  auto named = [](std::string_view key, const mad::Error& e) {
+    return std::unexpected(mad::Error{e.code, fmt::format("{}: {}", key, e.message)});
+  };
   if (!cfg.root_guid_file.empty()) {
     auto roots = load_guid_file(cfg.root_guid_file);
-    if (!roots) return std::unexpected(roots.error());
+    if (!roots) return named("root_guid_file", roots.error());
     cfg.sm.routing.root_guids = std::move(*roots);
   }
-  if (!cfg.sm.routing.hints_file.empty()) {  // read now: a bad file is refused before it is used
+  if (!cfg.sm.routing.hints_file.empty()) {
     auto hints = routing::load_hints(cfg.sm.routing.hints_file);
-    if (!hints) return std::unexpected(hints.error());
+    if (!hints) return named("hints_file", hints.error());
     cfg.sm.routing.hints = std::move(*hints);
   }
-  if (!cfg.partition_config_file.empty()) {  // a bad file: file:line, and nothing changes
-    auto parts = sm::load_partitions(cfg.partition_config_file);
-    if (!parts) return std::unexpected(parts.error());
-    cfg.sm.partitions = std::move(*parts);
+  if (!cfg.partition_config_file.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::exists(cfg.partition_config_file, ec) && !ec) {
+      // As OpenSM: no file, the default partition (Debian's opensm.conf names one that is not there).
+      cfg.notes.push_back(fmt::format("partition_config_file {} does not exist: the default partition only ({})",
+                                      cfg.partition_config_file, "Default=0x7fff, ipoib : ALL=full"));
+    } else {
+      auto parts = sm::load_partitions(cfg.partition_config_file);
+      if (!parts) return named("partition_config_file", parts.error());
+      cfg.sm.partitions = std::move(*parts);
+    }
+  }
+  if (!cfg.guid2lid_file.empty()) {
+    auto lids = sm::load_guid2lid(cfg.guid2lid_file);
+    if (!lids) return named("guid2lid_file", lids.error());
+    cfg.imported_lids = std::move(*lids);
   }
   return cfg;
 }
@@ -384,17 +371,19 @@ std::string config_file_text(const DaemonConfig& cfg) {
   std::string out =
       "# /etc/fabricsm/fabricsm.conf -- fabricsm's configuration (`fabricsm run --dump-config`).\n"
       "#\n"
-      "# Every option is listed here, commented out, with its default. The same names work on the\n"
-      "# command line (`fabricsm run --sm_priority 10`), and the command line wins. Names follow\n"
-      "# OpenSM's opensm.conf where the meaning is the same. An unknown key or a bad value stops the\n"
-      "# daemon at start with the file, line and key; on SIGHUP a bad file is refused and the running\n"
-      "# settings stay.\n";
+      "# Every option is listed here with its help; those at their default are commented out. The\n"
+      "# same names work on the command line (`fabricsm run --sm_priority 10`), and the command line\n"
+      "# wins. Names follow OpenSM's opensm.conf where the meaning is the same, and an opensm.conf\n"
+      "# (`key value` lines) is read as well (`fabricsm config import` converts one). An unknown key\n"
+      "# or a bad value stops the daemon at start with the file, line and key; on SIGHUP a bad file\n"
+      "# is refused and the running settings stay.\n";
+  const DaemonConfig defaults;
   for (const Option& o : table()) {
     for (const auto& [first, title] : groups())
       if (first == o.name) out += fmt::format("\n# --- {} {:-<{}}\n", title, "", 88 - title.size());
-    const std::string help = o.help;
     const std::string value = o.get(cfg);
-    out += fmt::format("# {}.\n# {} ={}{}\n", help, o.name, value.empty() ? "" : " ", value);
+    out += fmt::format("# {}.\n{}{} ={}{}\n", o.help, value == o.get(defaults) ? "# " : "", o.name,
+                       value.empty() ? "" : " ", value);
   }
   return out;
 }

@@ -1,7 +1,8 @@
 // The daemon's configuration: every option of `fabricsm run` and of /etc/fabricsm/fabricsm.conf,
 // with the same names in both (OpenSM's names where the meaning is the same: sm_priority,
-// sweep_interval, routing_engine, max_wire_smps, ...). Read with Boost.Program_options; a bad
-// file is refused with the key and the line, and changes nothing.
+// sweep_interval, routing_engine, max_wire_smps, ...). The command line is read with
+// Boost.Program_options, files in fabricsm's form or OpenSM's (cli/opensm_conf.h); a bad file
+// is refused with the key and the line, and changes nothing.
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -25,6 +26,8 @@ struct DaemonConfig {
   sm::perfmgr::Config perf;  // port counters (perfmgr_*) and health rules (health_*)
   std::string root_guid_file;
   std::string partition_config_file;  // read into sm.partitions by load_config
+  std::string guid2lid_file;          // OpenSM's LID cache, read into imported_lids by load_config
+  sm::LidMap imported_lids;
   std::string db_path = "/var/lib/fabricsm/fabricsm.db";
   sm::store::OnCorrupt on_corrupt_db = sm::store::OnCorrupt::refuse;
   std::string db_group;               // may read the store (0640); empty: owner only (0600)
@@ -33,6 +36,9 @@ struct DaemonConfig {
   std::string control_socket = "/run/fabricsm/fabricsm.sock";
   std::string metrics_listen;  // the Prometheus endpoint, "127.0.0.1:9684"; empty: none
   bool once = false;  // command line only
+  // What reading the files found worth a warning (OpenSM keys not implemented, a missing
+  // partitions file): the daemon logs them.
+  std::vector<std::string> notes;
 
   DaemonConfig();  // the documented defaults (routing_engine "ftree,updn,minhop", ...)
   // Settings derived from others (the longest resend timeout, the heartbeat's poll timeout);
@@ -55,8 +61,9 @@ mad::Result<DaemonConfig> load_config(const std::string& file, const boost::prog
 // A file of GUIDs, one per line, '#' comments (root_guid_file). Errors name the line.
 mad::Result<std::vector<mad::Guid>> load_guid_file(const std::string& path);
 
-// The config file with every option commented out at its value in `cfg`, with its help: what
-// etc/fabricsm.conf is (a test keeps the two the same).
+// The config file: every option with its help, those at their default commented out, the others
+// set as in `cfg` (`run --dump-config`, `config import`). With the defaults, it is
+// etc/fabricsm.conf (a test keeps the two the same).
 std::string config_file_text(const DaemonConfig& cfg);
 
 // One line per option "name = value", as a config file would say it (for status and --help).

@@ -34,6 +34,11 @@ constexpr int kExitConfig = 2;  // as cmd_run's for a bad option
 std::atomic<int> g_stop{0};
 std::atomic<bool> g_reload{false};
 extern "C" void on_stop_signal(int sig) { g_stop.store(sig); }
+
+// What reading the configuration found worth a warning (at start and on SIGHUP).
+void log_config_notes(sm::Logger& log, const DaemonConfig& cfg) {
+  for (const std::string& n : cfg.notes) log.warn(sm::code::config_notes, "{}", n);
+}
 extern "C" void on_hup_signal(int) { g_reload.store(true); }
 
 void install_signal_handlers() {
@@ -46,6 +51,9 @@ void install_signal_handlers() {
   sigaction(SIGHUP, &sa, nullptr);
   sa.sa_handler = SIG_IGN;  // a `fabricsm status` that hangs up early must not kill the SM
   sigaction(SIGPIPE, &sa, nullptr);
+  // OpenSM's logrotate configuration sends SIGUSR1 to reopen its log file. fabricsm logs to
+  // stderr (the journal): nothing to reopen, and it must not kill the SM.
+  sigaction(SIGUSR1, &sa, nullptr);
 }
 
 class Daemon {
@@ -180,6 +188,7 @@ void Daemon::reload() {
     log_.error(sm::code::reload_refused, "SIGHUP: configuration refused, the running settings stay: {}", next.error().message);
   } else {
     Reload r = plan_reload(a_.cfg, *next);
+    log_config_notes(log_, *next);
     if (!r.restart.empty())
       log_.warn(sm::code::reload_restart_only, "SIGHUP: these take effect at the next start, not now: {}",
                 fmt::join(r.restart, ", "));
@@ -250,12 +259,13 @@ int Daemon::run() {
   const mad::UmadPort& p = transport_->port();
   log_.info(sm::code::port_opened, "on {} port {} (port GUID {}, LID {}, SM LID {}, state {}) through {}, IsSM set", p.ca, p.port,
             p.guid, p.lid, p.sm_lid, p.state, p.device);
+  log_config_notes(log_, a_.cfg);
   ctx_ = StatusContext{.port = p, .config_file = a_.config_file, .db_path = a_.cfg.db_path,
                        .started = std::chrono::steady_clock::now()};
 
   auto svc = service::Service::create(
       *transport_, service::Config{.sm = a_.cfg.sm, .db_path = a_.cfg.db_path, .on_corrupt = a_.cfg.on_corrupt_db, .db_group = a_.cfg.db_gid,
-                                   .perf = a_.cfg.perf},
+                                   .perf = a_.cfg.perf, .imported_lids = a_.cfg.imported_lids},
       log_);
   if (!svc) return 1;  // the reason is logged
   service_ = std::move(*svc);

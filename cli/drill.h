@@ -25,6 +25,7 @@ struct DrillSm {
   sm::SmConfig cfg;
   std::string db_path;  // its store (SMs may share one); empty: none
   sm::perfmgr::Config perf;  // its PerfMgr (off unless perf.enabled)
+  sm::LidMap imported_lids;  // as from a guid2lid_file
 };
 
 // The SMs of a drill on their fabric.

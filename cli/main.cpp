@@ -24,10 +24,11 @@ const Command kCommands[] = {
     {"status", cli::cmd_status, "ask a running daemon for its state, or for a sweep"},
     {"health", cli::cmd_health, "clear a running daemon's health findings (and the cables they isolated)"},
     {"topo", cli::cmd_topo, "generate, check or convert fabric topology files"},
+    {"config", cli::cmd_config, "import an opensm.conf as a fabricsm.conf, or check a config file"},
 };
 
 void usage(std::FILE* out) {
-  fmt::print(out, "usage: fabricsm <command> [options]   (fabricsm <command> --help)\n\ncommands:\n");
+  fmt::print(out, "usage: fabricsm <command> [options]   (fabricsm <command> --help; fabricsm --version)\n\ncommands:\n");
   for (const Command& c : kCommands) fmt::print(out, "  {:<8} {}\n", c.name, c.summary);
 }
 
@@ -41,6 +42,10 @@ int main(int argc, char** argv) {
   std::string_view name = argv[1];
   if (name == "-h" || name == "--help" || name == "help") {
     usage(stdout);
+    return 0;
+  }
+  if (name == "--version" || name == "-V" || name == "version") {
+    fmt::print("fabricsm {}\n", FABRICSM_VERSION);
     return 0;
   }
   for (const Command& c : kCommands) {

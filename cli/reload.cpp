@@ -11,7 +11,7 @@ bool restart_only(const std::string& key) {
       "ca", "port", "guid", "sm_priority", "sm_key", "sticky_master", "sminfo_polling_timeout",
       "polling_retry_number", "activity_stall_polls", "max_wire_smps", "transaction_timeout",
       "transaction_retries", "db_path", "on_corrupt_db", "db_group", "control_socket", "lmc",
-      "metrics_listen", "perfmgr_max_outstanding_queries"};
+      "metrics_listen", "perfmgr_max_outstanding_queries", "guid2lid_file"};
   return keys.count(key) != 0;
 }
 

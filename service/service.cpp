@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "sm/guid2lid.h"
+
 namespace service {
 
 namespace {
@@ -36,6 +38,11 @@ mad::Result<std::unique_ptr<Service>> Service::create(mad::Transport& transport,
     }
     remembered = std::move(*r);
     stored = std::move(*objects);
+  }
+  if (!s->cfg_.imported_lids.empty()) {
+    const size_t added = sm::merge_imported_lids(remembered.lids, s->cfg_.imported_lids);
+    log.info(sm::code::lids_imported, "guid2lid: {} of its {} ports' LIDs taken (the store remembers the others)",
+             added, s->cfg_.imported_lids.size());
   }
   s->wire(std::move(remembered), std::move(stored));
   return s;

@@ -33,6 +33,8 @@ struct Config {
   std::optional<unsigned> db_group;  // the group that may read the store; none: owner only
   sm::sa::ServerConfig sa;
   sm::perfmgr::Config perf;  // port counters and health (off unless perf.enabled)
+  // LIDs from OpenSM's guid2lid file (sm/guid2lid.h), for the ports the store does not remember.
+  sm::LidMap imported_lids;
   // Milliseconds since the epoch, for what the store keeps (the transport's clock starts anew
   // with each process); empty: the system clock.
   std::function<int64_t()> wall_ms;

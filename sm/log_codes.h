@@ -47,6 +47,7 @@ struct LogCode {
   X(once_standing_by, 121, info, event, "--once: another SM is master, this one stands by")             \
   X(once_not_up, 122, error, event, "--once: the subnet did not come up within its sweeps")            \
   X(once_store_failed, 123, error, event, "--once: the subnet is up but the store did not take it")     \
+  X(config_notes, 124, warn, event, "the configuration: OpenSM options not implemented, a missing partitions file") \
   X(discovery_problem, 201, warn, event, "discovery met something wrong (a duplicate GUID, ...)")      \
   X(no_node_info, 202, warn, event, "discovery: no NodeInfo answer at a path")                         \
   X(no_switch_info, 203, warn, event, "discovery: no SwitchInfo answer from a switch")                 \
@@ -61,6 +62,7 @@ struct LogCode {
   X(lids_exhausted, 301, error, event, "the unicast LID space cannot hold every port")                 \
   X(lid_note, 302, warn, event, "LIDs: a conflict resolved or a reservation reclaimed")                \
   X(lids_assigned, 303, info, quiet, "LIDs kept, restored, new and changed")                           \
+  X(lids_imported, 304, info, event, "LIDs read from OpenSM's guid2lid file for ports the store does not know") \
   X(routing_failed, 401, error, event, "no engine of the chain could route the fabric")                \
   X(engine_passed_over, 402, warn, event, "an engine of the chain could not route, and why")           \
   X(routed, 403, info, quiet, "routing in full: the engine, the switches, the LID range")              \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cli_config.sh FABRICSM SOURCE_ROOT: the configuration and the systemd units, without a fabric.
-# - etc/fabricsm.conf is what `fabricsm run --dump-config` prints (every option, its default);
+# - etc/fabricsm.conf is what `fabricsm run --dump-config` prints (every option at its default);
 #   with every line uncommented it parses, and gives the defaults again.
 # - Refused with the file, the line and the key (exit 2): an unknown key, a bad value, a key
 #   given twice, a root GUID file with a bad line; the command line wins over the file; the
@@ -48,8 +48,8 @@ expect 2 "twice.conf:2: 'sweep_interval' is given twice (first on line 1)" --con
 printf 'db_group = no-such-group\n' > "$work/group.conf"
 expect 2 "group.conf:1: .*no group 'no-such-group'" --config "$work/group.conf" --dump-config
 # Lines that are not key = value, directories, binary bytes and huge values (issue 15).
-printf 'sm_priority = 3\nguid 0x0000000000000000\n' > "$work/noeq.conf"
-expect 2 "noeq.conf:2: 'guid 0x0000000000000000' is not 'key = value'" --config "$work/noeq.conf" --dump-config
+printf 'sm_priority = 3\nguid\n' > "$work/noeq.conf"
+expect 2 "noeq.conf:2: 'guid' is not 'key = value' (or OpenSM's 'key value')" --config "$work/noeq.conf" --dump-config
 mkdir -p "$work/dir.conf"
 expect 2 'dir.conf: is a directory, not a configuration file' --config "$work/dir.conf" --dump-config
 expect 2 'is a directory, not the partitions file' --partition_config_file "$work/dir.conf" --dump-config
@@ -65,10 +65,15 @@ expect 2 'roots:3: .not-a-guid. is not a GUID' --root_guid_file "$work/roots" --
 expect 2 'cannot read' --config "$work/missing.conf" --dump-config
 expect 2 'unrecognised option' --no-such-option
 printf 'sm_priority = 3\nrouting_engine = updn\n' > "$work/good.conf"
-expect 0 '^# sm_priority = 7' --config "$work/good.conf" --priority 7 -R minhop --db "$work/x.db" --dump-config \
+# The settings in effect are active lines of the dump (it was all comments: not usable as a config).
+expect 0 '^sm_priority = 7$' --config "$work/good.conf" --priority 7 -R minhop --db "$work/x.db" --dump-config \
   --sm_key 0xabc
-grep -q '^# routing_engine = minhop' "$work/out" && grep -q "^# db_path = $work/x.db" "$work/out" &&
-  grep -q '^# sm_key = 0x0000000000000abc' "$work/out" || fail "short forms / command line not applied"
+grep -q '^routing_engine = minhop$' "$work/out" && grep -q "^db_path = $work/x.db$" "$work/out" &&
+  grep -q '^sm_key = 0x0000000000000abc$' "$work/out" && grep -q '^# lmc = 0$' "$work/out" ||
+  fail "short forms / command line not applied"
+# OpenSM's short options.
+expect 0 '^sm_priority = 9$' -p 9 -s 3 -l 1 --dump-config
+grep -q '^sweep_interval = 3$' "$work/out" && grep -q '^lmc = 1$' "$work/out" || fail "OpenSM's -s/-l not applied"
 
 # The systemd units (pointed at this build: verify checks that ExecStart exists).
 if command -v systemd-analyze > /dev/null; then

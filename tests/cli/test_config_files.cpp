@@ -1,0 +1,144 @@
+// Configuration files in fabricsm's form and OpenSM's (cli/opensm_conf.h): what takes effect,
+// what is reported, what is refused (with the line), and --dump-config's active lines.
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "cli/config.h"
+#include "cli/opensm_conf.h"
+#include "tests/temp_dir.h"
+
+namespace {
+
+struct Files {
+  testutil::TempDir dir;
+  std::string write(const std::string& name, const std::string& text) {
+    const std::string path = dir.file(name);
+    std::ofstream(path) << text;
+    return path;
+  }
+};
+
+mad::Result<cli::DaemonConfig> read(Files& f, const std::string& text) {
+  cli::DaemonConfig c;
+  if (auto r = cli::apply_config_file(f.write("test.conf", text), c); !r) return std::unexpected(r.error());
+  c.finalize();
+  return c;
+}
+
+std::string error_of(Files& f, const std::string& text) {
+  auto c = read(f, text);
+  REQUIRE_FALSE(c);
+  return c.error().message.substr(c.error().message.find("test.conf"));
+}
+
+}  // namespace
+
+TEST_CASE("config files: both forms, comments, (null), a key twice") {
+  auto lines = cli::parse_config_lines("# c\nsm_priority = 5  # five\n\tsweep_interval 7\nroot_guid_file (null)\n"
+                                       "lmc=1\r\n",
+                                       "f");
+  REQUIRE(lines);
+  REQUIRE(lines->size() == 4);
+  CHECK((*lines)[0].key == "sm_priority");
+  CHECK((*lines)[0].value == "5");
+  CHECK_FALSE((*lines)[0].opensm_form);
+  CHECK((*lines)[0].line == 2);
+  CHECK((*lines)[1].value == "7");
+  CHECK((*lines)[1].opensm_form);
+  CHECK((*lines)[2].value.empty());
+  CHECK((*lines)[3].value == "1");
+  auto twice = cli::parse_config_lines("lmc 1\nlmc = 2\n", "f");
+  REQUIRE_FALSE(twice);
+  CHECK(twice.error().message == "f:2: 'lmc' is given twice (first on line 1)");
+  auto lone = cli::parse_config_lines("\nguid\n", "f");
+  REQUIRE_FALSE(lone);
+  CHECK(lone.error().message == "f:2: 'guid' is not 'key = value' (or OpenSM's 'key value')");
+}
+
+TEST_CASE("config files: an opensm.conf takes effect under OpenSM's names; its defaults leave fabricsm's") {
+  Files f;
+  const cli::DaemonConfig defaults;
+  auto c = read(f,
+                "guid 0x0000000000000000\n"    // OpenSM's default: any port
+                "sm_priority 14\n"              // set
+                "sminfo_polling_timeout 10000\n"  // OpenSM's default: fabricsm's 100 ms stays
+                "polling_retry_number 7\n"      // set
+                "max_wire_smps 4\n"             // OpenSM's default
+                "packet_life_time 0x13\n"       // set, in hex
+                "routing_engine updn,minhop\n"
+                "root_guid_file (null)\n"
+                "qos FALSE\n"                   // not implemented, at its default: nothing to say
+                "lmc_esp0 TRUE\n"               // not implemented, changed: reported
+                "log_file /var/log/opensm.log\n");
+  REQUIRE_MESSAGE(c, (c ? "" : c.error().message));
+  CHECK(c->guid.empty());
+  CHECK(c->sm.ha.priority == 14);
+  CHECK(c->sm.ha.poll_interval == defaults.sm.ha.poll_interval);
+  CHECK(c->sm.ha.max_misses == 7);
+  CHECK(c->sm.mads.window == defaults.sm.mads.window);
+  CHECK(c->sm.ports.switch_life_time == 0x13);
+  CHECK(c->sm.routing_engine == "updn,minhop");
+  REQUIRE(c->notes.size() == 1);
+  CHECK(c->notes[0].find("OpenSM options fabricsm does not implement, ignored: lmc_esp0 TRUE (line 10)") !=
+        std::string::npos);
+  CHECK(c->notes[0].find("qos") == std::string::npos);
+  CHECK(c->notes[0].find("log_file") == std::string::npos);  // OpenSM's default path
+}
+
+TEST_CASE("config files: fabricsm's form honours a value equal to OpenSM's default") {
+  Files f;
+  auto c = read(f, "sminfo_polling_timeout = 10000\nmax_wire_smps = 4\n");
+  REQUIRE(c);
+  CHECK(c->sm.ha.poll_interval == std::chrono::milliseconds(10000));
+  CHECK(c->sm.mads.window == 4);
+}
+
+TEST_CASE("config files: what fabricsm cannot honour is refused with the key and the line") {
+  Files f;
+  CHECK(error_of(f, "sm_priority 1\nrouting_engine lash\n").starts_with("test.conf:2: bad value for 'routing_engine'"));
+  CHECK(error_of(f, "lmc 9\n") == "test.conf:1: bad value for 'lmc': 9 is outside 0..7");
+  CHECK(error_of(f, "\n\nno_such_key 1\n") == "test.conf:3: unknown key 'no_such_key'");
+  CHECK(error_of(f, "sm_priority = x\n").starts_with("test.conf:1: bad value for 'sm_priority'"));
+  // Nothing of a refused file is applied.
+  cli::DaemonConfig c;
+  CHECK_FALSE(cli::apply_config_file(f.write("bad.conf", "sm_priority 9\nlmc 9\n"), c));
+  CHECK(c.sm.ha.priority == cli::DaemonConfig().sm.ha.priority);
+}
+
+TEST_CASE("config files: the files options name, errors naming the option; a missing partitions file") {
+  Files f;
+  boost::program_options::variables_map none;
+  auto missing_roots = cli::load_config(f.write("a.conf", "root_guid_file = /nonexistent/roots\n"), none);
+  REQUIRE_FALSE(missing_roots);
+  CHECK(missing_roots.error().message.starts_with("root_guid_file: /nonexistent/roots"));
+  auto bad_lids = cli::load_config(f.write("b.conf", "guid2lid_file = " + f.write("g2l", "0x1 1 2\n") + "\n"), none);
+  REQUIRE_FALSE(bad_lids);
+  CHECK(bad_lids.error().message.starts_with("guid2lid_file: "));
+  CHECK(bad_lids.error().message.find("g2l:1:") != std::string::npos);
+  // Debian's opensm.conf names /etc/opensm/partitions.conf, which is not there: OpenSM's default
+  // partition and a warning, not a refusal.
+  auto parts = cli::load_config(f.write("c.conf", "partition_config_file /nonexistent/partitions.conf\n"), none);
+  REQUIRE_MESSAGE(parts, (parts ? "" : parts.error().message));
+  REQUIRE(parts->notes.size() == 1);
+  CHECK(parts->notes[0].starts_with("partition_config_file /nonexistent/partitions.conf does not exist"));
+  auto lids = cli::load_config(f.write("d.conf", "guid2lid_file " + f.write("g2l2", "0x5 0x3 0x3\n") + "\n"), none);
+  REQUIRE_MESSAGE(lids, (lids ? "" : lids.error().message));
+  CHECK(lids->imported_lids.at(mad::Guid(5)).lid == mad::Lid(3));
+}
+
+TEST_CASE("config files: --dump-config sets what differs from the defaults, and reads back the same") {
+  Files f;
+  auto c = read(f, "sm_priority 7\nrouting_engine = updn\nperfmgr TRUE\n");
+  REQUIRE(c);
+  const std::string text = cli::config_file_text(*c);
+  CHECK(text.find("\nsm_priority = 7\n") != std::string::npos);
+  CHECK(text.find("\nrouting_engine = updn\n") != std::string::npos);
+  CHECK(text.find("\nperfmgr = TRUE\n") != std::string::npos);
+  CHECK(text.find("\n# lmc = 0\n") != std::string::npos);
+  auto again = read(f, text);
+  REQUIRE_MESSAGE(again, (again ? "" : again.error().message));
+  CHECK(cli::describe(*again) == cli::describe(*c));
+  // Every OpenSM default is one fabricsm reads as such.
+  for (const cli::OpenSmKey& k : cli::opensm_keys()) CHECK(cli::is_opensm_default(k, k.default_value));
+}
