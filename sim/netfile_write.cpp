@@ -14,7 +14,7 @@
 namespace sim {
 namespace {
 
-constexpr uint32_t kNone = UINT32_MAX;
+constexpr uint32_t kNoLink = UINT32_MAX;
 
 template <class... A>
 void put(fmt::memory_buffer& out, fmt::format_string<A...> f, A&&... a) {
@@ -65,7 +65,7 @@ std::string write_netfile(const FabricSpec& spec) {
   // Where each port's cable goes: link index per (node, port).
   std::vector<uint32_t> base(spec.nodes.size() + 1, 0);
   for (size_t i = 0; i < spec.nodes.size(); ++i) base[i + 1] = base[i] + spec.nodes[i].num_ports;
-  std::vector<uint32_t> link_at(base.back(), kNone);
+  std::vector<uint32_t> link_at(base.back(), kNoLink);
   auto slot = [&](uint32_t node, uint8_t port) -> uint32_t* {
     const SpecNode& n = spec.nodes[node];
     if (port == 0 || port > n.num_ports) return nullptr;
@@ -106,7 +106,7 @@ std::string write_netfile(const FabricSpec& spec) {
     for (unsigned pn = 1; pn <= n.num_ports; ++pn) {
       auto p = static_cast<uint8_t>(pn);
       uint32_t li = link_at[base[i] + pn - 1u];
-      if (li == kNone) continue;
+      if (li == kNoLink) continue;
       const SpecLink& l = spec.links[li];
       bool here_a = l.a == i && l.port_a == p;
       uint32_t rn = here_a ? l.b : l.a;

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "mad/text.h"
+#include "sm/partitions/pkey_match.h"
 namespace sm {
 
 PartitionSet PartitionSet::defaults() {
@@ -21,8 +22,6 @@ PartitionSet PartitionSet::defaults() {
 }
 
 namespace {
-
-constexpr uint16_t kDefaultPKey = 0x7FFF;
 
 // A word, or one of the punctuation marks , : ; = (as a one-character token).
 struct Token {

@@ -22,6 +22,7 @@ struct Records {
   uint16_t status = 0;  // mad::status / mad::sa_status; non-zero: an error, no records
   std::vector<std::vector<uint8_t>> records;  // each exactly the attribute's size
 };
+inline Records refused(uint16_t status) { return Records{status, {}}; }
 
 class Handler {
  public:

@@ -11,8 +11,6 @@ namespace {
 using mad::ServiceRecord;
 constexpr uint64_t kKeyMask = ServiceRecord::c_id | ServiceRecord::c_gid;
 
-Records fail(uint16_t status) { return Records{status, {}}; }
-
 std::vector<uint8_t> encode(const ServiceRecord& r) {
   std::vector<uint8_t> b(ServiceRecord::kSize);
   r.encode(b);
@@ -80,29 +78,29 @@ Records Services::handle(const Request& req, const Index& ix) {
   expire();
   const mad::SaMad& m = req.mad;
   if (mad::unknown_components(m.comp_mask, ServiceRecord::components().size()))
-    return fail(mad::sa_status::req_invalid);
+    return refused(mad::sa_status::req_invalid);
   const Endport* who = ix.by_lid(req.from.lid);
   switch (m.header.method) {
     case mad::sa_method::set: return set(m, ix, who);
     case mad::sa_method::del: return del(m);
     case mad::sa_method::get:
     case mad::sa_method::get_table: return get(m, ix, who);
-    default: return fail(mad::status::unsupported_method_attr);
+    default: return refused(mad::status::unsupported_method_attr);
   }
 }
 
 Records Services::set(const mad::SaMad& m, const Index& ix, const Endport* who) {
   // The record's identity must be named; the P_Key defaults to the default partition's.
-  if ((m.comp_mask & kKeyMask) != kKeyMask) return fail(mad::sa_status::insufficient_components);
+  if ((m.comp_mask & kKeyMask) != kKeyMask) return refused(mad::sa_status::insufficient_components);
   auto rec = ServiceRecord::decode(m.data);
-  if (!rec) return fail(mad::sa_status::req_invalid);
+  if (!rec) return refused(mad::sa_status::req_invalid);
   if (!(m.comp_mask & ServiceRecord::c_pkey)) rec->pkey = 0xFFFF;
   if (!(m.comp_mask & ServiceRecord::c_lease)) rec->lease = ServiceRecord::kInfiniteLease;
-  if (rec->gid.is_zero() || rec->gid.is_multicast()) return fail(mad::sa_status::req_invalid);
-  if (!ix.by_guid(mad::Guid(rec->gid.interface_id()))) return fail(mad::sa_status::invalid_gid);
-  if (who && !holds_pkey(ix.pkeys(*who), rec->pkey)) return fail(mad::sa_status::req_invalid);  // not its partition
+  if (rec->gid.is_zero() || rec->gid.is_multicast()) return refused(mad::sa_status::req_invalid);
+  if (!ix.by_guid(mad::Guid(rec->gid.interface_id()))) return refused(mad::sa_status::invalid_gid);
+  if (who && !holds_pkey(ix.pkeys(*who), rec->pkey)) return refused(mad::sa_status::req_invalid);  // not its partition
   const Key k = key_of(*rec);
-  if (!records_.count(k) && records_.size() >= kMaxRecords) return fail(mad::sa_status::no_resources);
+  if (!records_.count(k) && records_.size() >= kMaxRecords) return refused(mad::sa_status::no_resources);
   Entry e{*rec, std::nullopt};
   if (rec->lease != ServiceRecord::kInfiniteLease) e.expires = clocks_.mono.now() + std::chrono::seconds(rec->lease);
   records_.insert_or_assign(k, e);
@@ -111,9 +109,9 @@ Records Services::set(const mad::SaMad& m, const Index& ix, const Endport* who) 
 }
 
 Records Services::del(const mad::SaMad& m) {
-  if ((m.comp_mask & kKeyMask) != kKeyMask) return fail(mad::sa_status::insufficient_components);
+  if ((m.comp_mask & kKeyMask) != kKeyMask) return refused(mad::sa_status::insufficient_components);
   auto rec = ServiceRecord::decode(m.data);
-  if (!rec) return fail(mad::sa_status::req_invalid);
+  if (!rec) return refused(mad::sa_status::req_invalid);
   if (!(m.comp_mask & ServiceRecord::c_pkey)) rec->pkey = 0xFFFF;
   auto it = records_.find(key_of(*rec));
   if (it == records_.end()) return Records{};  // NO_RECORDS

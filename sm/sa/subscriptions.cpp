@@ -9,7 +9,6 @@ namespace {
 using mad::InformInfo;
 using mad::InformInfoRecord;
 
-Records fail(uint16_t status) { return Records{status, {}}; }
 constexpr size_t kStoredSize = InformInfoRecord::kSize + 2;  // the record, then the LID
 
 bool wild_or(uint32_t want, uint32_t have, uint32_t wildcard) { return want == wildcard || want == have; }
@@ -58,29 +57,29 @@ Records Subscriptions::handle(const Request& req, const Index& ix) {
   const mad::SaMad& m = req.mad;
   if (m.header.attr_id == mad::sa_attr::inform_info) {
     // InformInfo is only ever Set (IBA Table 207); there is nothing to Get.
-    if (m.header.method != mad::sa_method::set) return fail(mad::status::unsupported_method_attr);
+    if (m.header.method != mad::sa_method::set) return refused(mad::status::unsupported_method_attr);
     return set(req, ix);
   }
   if (m.header.method != mad::sa_method::get && m.header.method != mad::sa_method::get_table)
-    return fail(mad::status::unsupported_method_attr);
+    return refused(mad::status::unsupported_method_attr);
   if (mad::unknown_components(m.comp_mask, InformInfoRecord::components().size()))
-    return fail(mad::sa_status::req_invalid);
+    return refused(mad::sa_status::req_invalid);
   return records(m);
 }
 
 Records Subscriptions::set(const Request& req, const Index& ix) {
   auto info = InformInfo::decode(std::span(req.mad.data).first(InformInfo::kSize));
-  if (!info) return fail(mad::sa_status::req_invalid);
+  if (!info) return refused(mad::sa_status::req_invalid);
   const Endport* who = ix.by_lid(req.from.lid);
-  if (!who) return fail(mad::sa_status::req_invalid);  // Reports would have nowhere to go
+  if (!who) return refused(mad::sa_status::req_invalid);  // Reports would have nowhere to go
   if (info->lid_begin.value() != 0xFFFF && info->lid_begin.value() > info->lid_end.value())
-    return fail(mad::sa_status::req_invalid);
-  if (info->qpn == 0) return fail(mad::sa_status::req_invalid);  // Reports are GMPs, never QP0
+    return refused(mad::sa_status::req_invalid);
+  if (info->qpn == 0) return refused(mad::sa_status::req_invalid);  // Reports are GMPs, never QP0
   const mad::Gid subscriber(prefix_, who->guid.value());
   const Key k = key_of(subscriber, *info);
   auto it = subs_.find(k);
   if (!info->subscribe) {
-    if (it == subs_.end()) return fail(mad::sa_status::req_invalid);  // nothing to cancel
+    if (it == subs_.end()) return refused(mad::sa_status::req_invalid);  // nothing to cancel
     changed(k, nullptr);
     subs_.erase(it);
   } else if (it != subs_.end()) {
@@ -88,7 +87,7 @@ Records Subscriptions::set(const Request& req, const Index& ix) {
     it->second.lid = who->lid;
     changed(k, &it->second);
   } else {
-    if (subs_.size() >= kMax) return fail(mad::sa_status::no_resources);
+    if (subs_.size() >= kMax) return refused(mad::sa_status::no_resources);
     std::set<uint16_t> used;
     for (const auto& [key, s] : subs_)
       if (s.subscriber == subscriber) used.insert(s.enumeration);

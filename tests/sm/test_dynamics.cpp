@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "sim/metrics.h"
+#include "tests/sm/check_routed.h"
 #include "tests/sm/harness.h"
 
 using namespace smtest;
@@ -31,14 +32,6 @@ Totals totals(const std::vector<sm::SweepReport>& reps) {
     t.all_up = t.all_up && r.up;
   }
   return t;
-}
-
-void check_routed(Run& r, bool deadlock_free = true) {
-  const auto v = r.verify();
-  CHECK(v.all_routed());
-  CHECK(v.ports_not_active == 0);
-  for (const auto& s : v.samples) MESSAGE(s);
-  if (deadlock_free) CHECK(sim::measure_routing(*r.fabric).cdg_acyclic);
 }
 
 uint64_t full_reprogram_blocks(const Run& r) {

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "sim/metrics.h"
+#include "tests/sm/check_routed.h"
 #include "tests/sm/harness.h"
 
 using namespace smtest;
@@ -57,14 +58,6 @@ sm::SmConfig config(const std::string& engine, bool repair) {
   c.routing_engine = engine;
   c.repair_routes = repair;
   return c;
-}
-
-void check_routed(Run& r, bool deadlock_free) {
-  const auto v = r.verify();
-  CHECK(v.all_routed());
-  CHECK(v.ports_not_active == 0);
-  for (const auto& s : v.samples) MESSAGE(s);
-  if (deadlock_free) CHECK(sim::measure_routing(*r.fabric).cdg_acyclic);
 }
 
 // ft3-r16 (1,344 LIDs, 22 LFT blocks a switch): a leaf uplink, and an aggregation uplink.

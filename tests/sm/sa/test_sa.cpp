@@ -17,10 +17,10 @@ namespace {
 
 using mad::SaMad;
 
-struct Fixture {
+struct IndexFixture {
   smtest::Run run{*sim::make_fat_tree(2, 8)};
   std::shared_ptr<const sm::sa::Index> index;
-  Fixture() {
+  IndexFixture() {
     REQUIRE(run.until_idle());
     REQUIRE(run.sm->subnet_up());
     index = std::make_shared<const sm::sa::Index>(sm::sa::Index::of(run.sm->subnet(), 18));
@@ -30,7 +30,7 @@ struct Fixture {
 using satest::bytes;
 using satest::request;
 
-sm::sa::Answer ask(const Fixture& f, const mad::MadBytes& req) {
+sm::sa::Answer ask(const IndexFixture& f, const mad::MadBytes& req) {
   return sm::sa::answer_query(f.index.get(), {}, req, {}, 0xFE80000000000000ULL);
 }
 
@@ -44,7 +44,7 @@ std::vector<mad::PathRecord> paths(const sm::sa::Answer& a) {
 }  // namespace
 
 TEST_CASE("SA: PathRecord for every CA pair, hop count as the simulated switches route it") {
-  Fixture f;
+  IndexFixture f;
   const auto& t = f.run.topo();
   size_t checked = 0;
   for (fabric::NodeId s : t.cas()) {
@@ -80,7 +80,7 @@ TEST_CASE("SA: PathRecord for every CA pair, hop count as the simulated switches
 }
 
 TEST_CASE("SA: PathRecord by GIDs, one end open, selectors, and what finds nothing") {
-  Fixture f;
+  IndexFixture f;
   const auto& t = f.run.topo();
   const fabric::Port& src = t.port(t.cas()[0], mad::PortNum(1));
   const fabric::Port& dst = t.port(t.cas()[5], mad::PortNum(1));
@@ -119,7 +119,7 @@ TEST_CASE("SA: PathRecord by GIDs, one end open, selectors, and what finds nothi
 }
 
 TEST_CASE("SA: NodeRecord and PortInfoRecord by component mask; Get that matches many") {
-  Fixture f;
+  IndexFixture f;
   const auto& t = f.run.topo();
   const fabric::NodeId ca = t.cas()[3];
   mad::NodeRecord q;
@@ -171,7 +171,7 @@ TEST_CASE("SA: NodeRecord and PortInfoRecord by component mask; Get that matches
 }
 
 TEST_CASE("SA: bad requests get the IBA status, never a crash") {
-  Fixture f;
+  IndexFixture f;
   using P = mad::PathRecord;
   // Unknown component bits, an attribute not served, a method not served, a bad class version.
   auto a = ask(f, request(mad::sa_method::get_table, mad::sa_attr::node_record, 1ull << 40));
@@ -199,7 +199,7 @@ TEST_CASE("SA: bad requests get the IBA status, never a crash") {
 }
 
 TEST_CASE("SA: a handler answers every method on the attributes it claims") {
-  Fixture f;
+  IndexFixture f;
   // Keeps one 8-byte value per requester LID: Set stores, Get/GetTable read, Delete erases.
   struct Toy : sm::sa::Handler {
     std::map<uint16_t, uint8_t> kept;
@@ -246,7 +246,7 @@ TEST_CASE("SA: a handler answers every method on the attributes it claims") {
 }
 
 TEST_CASE("SA server: GetTable by RMPP reassembles to every record; a flooding source waits its turn") {
-  Fixture f;
+  IndexFixture f;
   sim::SimTransport& tr = *f.run.transport;
   sm::Logger log(sm::Level::error);
   sm::sa::Server server(tr, log, sm::sa::ServerConfig{.queue_per_source = 4, .per_tick = 3});
