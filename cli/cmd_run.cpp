@@ -21,7 +21,6 @@ namespace cli {
 
 namespace {
 
-
 // Short command-line forms -> the config file's names (which also work on the command line).
 const std::map<std::string, std::string>& aliases() {
   static const std::map<std::string, std::string> a = {
@@ -85,8 +84,8 @@ int cmd_run(int argc, char** argv) {
       "--stall-polls, --guid2lid; OpenSM's -p, -g, -s, -F, -P, -l, -t, --maxsmps, -a, -R, -o.\n\nOptions");
   general.add_options()
       ("help,h", "this help")
-      ("config,c", po::value(&config_file), "read the options from FILE too (key = value, the names below; "
-       "the command line wins); see etc/fabricsm.conf")
+      ("config,c", po::value(&config_file), "read the options from FILE too (key = value, the names below, or "
+       "an opensm.conf; the command line wins); see etc/fabricsm.conf")
       ("once,o", po::bool_switch(&once), "exit 0 after the first SUBNET UP (or on standing by under "
        "another master); non-zero if the subnet is not up after 5 sweeps")
       ("dump-config", po::bool_switch(&dump), "print the configuration in effect as a config file, and exit");
