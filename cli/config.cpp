@@ -8,8 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <map>
-#include <set>
 #include <sstream>
 
 #include "cli/config_option.h"
@@ -276,8 +274,7 @@ mad::Result<void> apply_config_file(const std::string& path, DaemonConfig& cfg) 
   for (const ConfigLine& l : *lines) {
     const Option* o = find_option(l.key);
     const OpenSmKey* osm = find_opensm_key(l.key);
-    // OpenSM reads its partitions file at the default path when it exists: that one counts.
-    const bool at_opensm_default = osm && is_opensm_default(*osm, l.value) && l.key != "partition_config_file";
+    const bool at_opensm_default = osm && asks_nothing(*osm, l.value);
     if (!o && !osm)
       return mad::fail(mad::Errc::parse, fmt::format("{}:{}: unknown key {}", path, l.line, mad::quoted(l.key)));
     if (!o) {

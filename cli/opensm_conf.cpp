@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <map>
 #include <optional>
 
@@ -20,18 +19,13 @@ std::string_view trim(std::string_view s) {
   return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
 }
 
+// OpenSM's numbers, negative ones included (qos_high_limit -1).
 std::optional<long long> as_number(std::string_view v) {
-  bool negative = v.starts_with('-');
+  const bool negative = v.starts_with('-');
   if (negative) v.remove_prefix(1);
-  int base = 10;
-  if (v.starts_with("0x") || v.starts_with("0X")) {
-    v.remove_prefix(2);
-    base = 16;
-  }
-  unsigned long long x = 0;
-  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x, base);
-  if (v.empty() || ec != std::errc() || p != v.data() + v.size()) return std::nullopt;
-  return negative ? -static_cast<long long>(x) : static_cast<long long>(x);
+  const auto x = mad::parse_number(v);
+  if (!x) return std::nullopt;
+  return negative ? -static_cast<long long>(*x) : static_cast<long long>(*x);
 }
 
 std::string lower(std::string_view v) {
@@ -59,6 +53,10 @@ bool is_opensm_default(const OpenSmKey& key, std::string_view value) {
   // What does not fit 64 bits (OpenSM's 256-bit masks) compares as text.
   if (na && nb) return *na == *nb;
   return a == b;
+}
+
+bool asks_nothing(const OpenSmKey& key, std::string_view value) {
+  return key.name != "partition_config_file" && is_opensm_default(key, value);
 }
 
 mad::Result<std::vector<ConfigLine>> parse_config_lines(std::string_view text, std::string_view path) {

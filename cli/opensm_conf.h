@@ -24,6 +24,10 @@ const OpenSmKey* find_opensm_key(std::string_view name);
 // Whether `value` is OpenSM's default for `key`: numbers compared as numbers (0x12 == 18),
 // TRUE/FALSE without case, "(null)" as empty.
 bool is_opensm_default(const OpenSmKey& key, std::string_view value);
+// Whether `value` asks for nothing OpenSM would not do anyway: it is OpenSM's default, and that
+// default does not act by itself (partition_config_file's does: OpenSM reads the file at its
+// default path when it is there).
+bool asks_nothing(const OpenSmKey& key, std::string_view value);
 
 // One setting of a configuration file.
 struct ConfigLine {

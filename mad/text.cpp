@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <charconv>
 #include <fstream>
 #include <sstream>
 
@@ -32,6 +33,31 @@ std::string quoted(std::string_view text, size_t max) {
   }
   out += '\'';
   if (text.size() > max) out += fmt::format("... ({} bytes)", text.size());
+  return out;
+}
+
+std::optional<uint64_t> parse_number(std::string_view word) {
+  int base = 10;
+  if (word.starts_with("0x") || word.starts_with("0X")) {
+    word.remove_prefix(2);
+    base = 16;
+  }
+  uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), v, base);
+  if (word.empty() || ec != std::errc() || end != word.data() + word.size()) return std::nullopt;
+  return v;
+}
+
+std::vector<std::string_view> words(std::string_view line) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < line.size()) {
+    const size_t b = line.find_first_not_of(" \t\r", i);
+    if (b == std::string_view::npos) break;
+    const size_t e = std::min(line.find_first_of(" \t\r", b), line.size());
+    out.push_back(line.substr(b, e - b));
+    i = e;
+  }
   return out;
 }
 

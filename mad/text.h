@@ -5,8 +5,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "mad/error.h"
 
@@ -19,5 +22,12 @@ Result<std::string> read_text_file(const std::string& path, std::string_view wha
 
 // 'text' with \xNN for bytes that are not printable ASCII, cut after `max` bytes with the size.
 std::string quoted(std::string_view text, size_t max = 64);
+
+// A whole word as a number: 0x-prefixed hex, or decimal; nothing when it is not one or does not
+// fit 64 bits.
+std::optional<uint64_t> parse_number(std::string_view word);
+
+// The words of a line, split at blanks (space, tab, CR).
+std::vector<std::string_view> words(std::string_view line);
 
 }  // namespace mad

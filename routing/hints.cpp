@@ -2,40 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <fstream>
 #include <sstream>
 
 #include "mad/text.h"
+
 namespace routing {
-
-namespace {
-
-template <class T>
-bool parse_number(std::string_view tok, T& out) {
-  int base = 10;
-  if (tok.size() > 2 && tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X')) {
-    tok.remove_prefix(2);
-    base = 16;
-  }
-  auto [p, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), out, base);
-  return ec == std::errc() && p == tok.data() + tok.size();
-}
-
-std::vector<std::string_view> tokens(std::string_view line) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
-    size_t j = i;
-    while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') ++j;
-    if (j > i) out.push_back(line.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
-
-}  // namespace
 
 mad::Result<std::vector<LinkHint>> parse_hints(std::string_view text) {
   std::vector<LinkHint> out;
@@ -47,23 +19,27 @@ mad::Result<std::vector<LinkHint>> parse_hints(std::string_view text) {
     text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
     if (const size_t hash = line.find('#'); hash != std::string_view::npos)
       line = line.substr(0, hash);
-    const auto tok = tokens(line);
+    const auto tok = mad::words(line);
     if (tok.empty()) continue;
-    uint64_t guid = 0;
-    unsigned port = 0;
-    uint32_t weight = 0;
-    if (tok.size() != 3 || !parse_number(tok[0], guid) || !parse_number(tok[1], port) ||
-        !parse_number(tok[2], weight))
+    std::optional<uint64_t> guid, port_n, weight_n;
+    if (tok.size() == 3) {
+      guid = mad::parse_number(tok[0]);
+      port_n = mad::parse_number(tok[1]);
+      weight_n = mad::parse_number(tok[2]);
+    }
+    if (!guid || !port_n || *port_n > UINT32_MAX || !weight_n || *weight_n > UINT32_MAX)
       return mad::fail(
           mad::Errc::parse,
           fmt::format("hints line {}: expected '<switch-guid> <port> <weight>'", line_no));
+    const auto port = static_cast<unsigned>(*port_n);
+    const auto weight = static_cast<uint32_t>(*weight_n);
     if (port < 1 || port > 254)
       return mad::fail(mad::Errc::parse,
                        fmt::format("hints line {}: port {} out of 1..254", line_no, port));
     if (weight < 1 || weight > 1000)
       return mad::fail(mad::Errc::parse,
                        fmt::format("hints line {}: weight {} out of 1..1000", line_no, weight));
-    out.push_back(LinkHint{mad::Guid(guid), mad::PortNum(static_cast<uint8_t>(port)), weight});
+    out.push_back(LinkHint{mad::Guid(*guid), mad::PortNum(static_cast<uint8_t>(port)), weight});
   }
   return out;
 }

@@ -2,44 +2,14 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
+#include <algorithm>
 #include <iterator>
 #include <map>
-#include <optional>
 #include <vector>
 
 #include "mad/text.h"
 
 namespace sm {
-
-namespace {
-
-std::optional<uint64_t> number(std::string_view v) {
-  int base = 10;
-  if (v.starts_with("0x") || v.starts_with("0X")) {
-    v.remove_prefix(2);
-    base = 16;
-  }
-  uint64_t x = 0;
-  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x, base);
-  if (v.empty() || ec != std::errc() || p != v.data() + v.size()) return std::nullopt;
-  return x;
-}
-
-std::vector<std::string_view> words(std::string_view line) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < line.size()) {
-    const size_t b = line.find_first_not_of(" \t\r", i);
-    if (b == std::string_view::npos) break;
-    const size_t e = std::min(line.find_first_of(" \t\r", b), line.size());
-    out.push_back(line.substr(b, e - b));
-    i = e;
-  }
-  return out;
-}
-
-}  // namespace
 
 mad::Result<LidMap> parse_guid2lid(std::string_view text, std::string_view path) {
   LidMap out;
@@ -51,14 +21,14 @@ mad::Result<LidMap> parse_guid2lid(std::string_view text, std::string_view path)
     std::string_view line = text.substr(pos, end - pos);
     pos = end + 1;
     if (const size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
-    const auto w = words(line);
+    const auto w = mad::words(line);
     if (w.empty()) continue;
     const int at = n + 1;
     auto bad = [&](std::string why) {
       return mad::fail(mad::Errc::parse, fmt::format("{}:{}: {}", path, at, why));
     };
     if (w.size() != 3) return bad(fmt::format("{} is not 'GUID MIN_LID MAX_LID'", mad::quoted(line)));
-    const auto guid = number(w[0]), lo = number(w[1]), hi = number(w[2]);
+    const auto guid = mad::parse_number(w[0]), lo = mad::parse_number(w[1]), hi = mad::parse_number(w[2]);
     if (!guid || *guid == 0) return bad(fmt::format("{} is not a port GUID", mad::quoted(w[0])));
     if (!lo || !hi || *lo < 1 || *hi > mad::Lid::kMaxUnicast || *hi < *lo)
       return bad(fmt::format("{} {} is not a range of unicast LIDs", mad::quoted(w[1]), mad::quoted(w[2])));

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -63,20 +62,6 @@ bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
          });
-}
-
-// A number: 0x-prefixed hex, or decimal.
-std::optional<uint64_t> number(std::string_view s) {
-  int base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    s.remove_prefix(2);
-    base = 16;
-  }
-  if (s.empty()) return std::nullopt;
-  uint64_t v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return v;
 }
 
 std::optional<Membership> membership(std::string_view s) {
@@ -144,7 +129,7 @@ class Parser {
       ++at_;
       if (!next_is_word()) return err(name.line, fmt::format("partition '{}': missing P_Key after '='", p.name));
       const Token& v = t_[at_++];
-      auto n = number(v.text);
+      auto n = mad::parse_number(v.text);
       if (!n) return err(v.line, fmt::format("partition '{}': bad P_Key '{}'", p.name, v.text));
       if (*n == 0 || *n > kDefaultPKey)
         return err(v.line, fmt::format("partition '{}': P_Key {} out of range (0x0001..0x7fff)", p.name, v.text));
@@ -205,7 +190,7 @@ class Parser {
       const char* name;
       uint64_t lo, hi;
     };
-    const auto n = number(v.text);
+    const auto n = mad::parse_number(v.text);
     auto in = [&](Range r) -> mad::Result<uint64_t> {
       if (!n || *n < r.lo || *n > r.hi)
         return err(v.line, fmt::format("partition '{}': {}={} is not a number in {}..{}", p.name, r.name, v.text, r.lo, r.hi));
@@ -245,7 +230,7 @@ class Parser {
     else {
       const bool hex = w.text.size() > 2 && w.text[0] == '0' && (w.text[1] == 'x' || w.text[1] == 'X') &&
                        w.text.size() <= 18;
-      auto g = hex ? number(w.text) : std::nullopt;
+      auto g = hex ? mad::parse_number(w.text) : std::nullopt;
       if (!g || *g == 0)
         return err(w.line, fmt::format("partition '{}': bad port GUID '{}' (0x and up to 16 hex digits, or ALL, "
                                        "ALL_CAS, ALL_SWITCHES, SELF)", part, w.text));

@@ -15,9 +15,9 @@ using namespace std::chrono_literals;
 namespace {
 
 // Every LID-owning port (CA ports, switch port 0) of the fabric the cluster runs, by GUID.
-std::map<mad::Guid, uint16_t> port_lids(const cli::Cluster& c) {
+std::map<mad::Guid, uint16_t> port_lids(cli::Cluster& c) {
   std::map<mad::Guid, uint16_t> out;
-  for (const sim::SimNode& n : const_cast<cli::Cluster&>(c).fabric().nodes())
+  for (const sim::SimNode& n : c.fabric().nodes())
     for (const sim::SimPort& p : n.ports)
       if ((n.is_switch() ? p.num == 0 : p.num != 0) && !p.guid.is_zero() && p.lid != 0) out[p.guid] = p.lid;
   return out;
