@@ -29,11 +29,25 @@ std::string text_summary(const std::string& fabric, const SimOutcome& o, long rs
                    r.engine.empty() ? o.engine : r.engine);
   s += fmt::format("SMPs        {} sent, {} resent, {} lost for good; {:.0f} SMPs/s\n", o.mads.sent,
                    o.mads.retried, o.mads.timed_out, per_second(o));
-  s += fmt::format("programmed  {} LFT blocks, {} port Sets, {} activations\n",
-                   r.program.lft_blocks_written, r.program.port_sets, r.program.activations);
-  s += fmt::format("phases ms   discovery {:.1f}, LIDs {:.1f}, routing {:.1f}, programming {:.1f}, verify {:.1f}\n",
-                   r.discovery.wall_ms, r.lid_assignment.wall_ms, r.routing.wall_ms,
-                   r.programming.wall_ms, o.verify_s * 1e3);
+  // Every sweep's work: with losses the first sweeps may fail and leave part of it to the next.
+  sm::ProgramStats done;
+  for (const sm::SweepReport& w : o.sweeps) {
+    done.lft_blocks_written += w.program.lft_blocks_written;
+    done.port_sets += w.program.port_sets;
+    done.activations += w.program.activations;
+    if (o.sweeps.size() > 1)
+      s += fmt::format("sweep {:<5} {}: {}; {} SMPs, {} LFT blocks, {} port Sets, {} activations, {:.1f} ms\n",
+                       w.number, w.heavy ? "heavy" : "incremental", w.up ? "up" : "NOT UP (" + w.failure + ")",
+                       w.smps_sent, w.program.lft_blocks_written, w.program.port_sets, w.program.activations,
+                       w.total.wall_ms);
+  }
+  if (o.sweeps.empty()) done = r.program;
+  s += fmt::format("programmed  {} LFT blocks, {} port Sets, {} activations{}\n", done.lft_blocks_written,
+                   done.port_sets, done.activations,
+                   o.sweeps.size() > 1 ? fmt::format(" over {} sweeps", o.sweeps.size()) : "");
+  s += fmt::format("phases ms   {}discovery {:.1f}, LIDs {:.1f}, routing {:.1f}, programming {:.1f}, verify {:.1f}\n",
+                   o.sweeps.size() > 1 ? "(the last sweep) " : "", r.discovery.wall_ms, r.lid_assignment.wall_ms,
+                   r.routing.wall_ms, r.programming.wall_ms, o.verify_s * 1e3);
   s += fmt::format("fabric time {:.1f} ms on the simulated clock\n", r.total.fabric_ms);
   if (!o.store_error.empty()) s += fmt::format("store       FAILED: {}\n", o.store_error);
   else if (o.commit_ms > 0) s += fmt::format("store       last sweep committed in {:.1f} ms\n", o.commit_ms);

@@ -61,6 +61,9 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
   const sm::SubnetManager& manager = service.manager();
   Progress progress(o.progress);
   const auto t_sm = std::chrono::steady_clock::now();
+  service.on_sweep_done = [&out](const std::shared_ptr<const sm::Subnet>& s) {
+    if (s) out.sweeps.push_back(s->sweep);
+  };
   service.start();
   auto loop = mad::run_loop(service, transport, [&] {
     progress.update(manager);

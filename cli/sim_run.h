@@ -45,6 +45,7 @@ struct SimOutcome {
   std::string sm_node;
   bool up = false;
   sm::SweepReport sweep;  // the last sweep
+  std::vector<sm::SweepReport> sweeps;  // every sweep until the run ended, the last included
   mad::TransactionStats mads;
   sim::VerifyReport verify;
   std::optional<sim::MetricsReport> metrics;

@@ -206,4 +206,24 @@ std::string PortInfo::to_string() const {
   return s;
 }
 
+std::string link_rate_name(uint8_t width_active, uint8_t speed_active, uint8_t speed_ext_active) {
+  const char* width = width_active == link_width::x1    ? "1x"
+                      : width_active == link_width::x2  ? "2x"
+                      : width_active == link_width::x4  ? "4x"
+                      : width_active == link_width::x8  ? "8x"
+                      : width_active == link_width::x12 ? "12x"
+                                                        : nullptr;
+  const char* speed = speed_ext_active == link_speed_ext::ndr   ? "NDR"
+                      : speed_ext_active == link_speed_ext::hdr ? "HDR"
+                      : speed_ext_active == link_speed_ext::edr ? "EDR"
+                      : speed_ext_active == link_speed_ext::fdr ? "FDR"
+                      : speed_ext_active != 0                   ? nullptr
+                      : speed_active == link_speed::qdr         ? "QDR"
+                      : speed_active == link_speed::ddr         ? "DDR"
+                      : speed_active == link_speed::sdr         ? "SDR"
+                                                                : nullptr;
+  if (!width || !speed) return "?";
+  return std::string(width) + speed;
+}
+
 }  // namespace mad

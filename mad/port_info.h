@@ -170,4 +170,8 @@ struct PortInfo {
 
 constexpr uint32_t port_info_attr_mod(PortNum port) { return port.value(); }
 
+// An active link's rate as operators write it: "4xHDR", "1xSDR"; "?" for an encoding that
+// names no width or speed (a port that is down). The extended speed, when set, decides.
+std::string link_rate_name(uint8_t width_active, uint8_t speed_active, uint8_t speed_ext_active);
+
 }  // namespace mad

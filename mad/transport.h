@@ -46,6 +46,11 @@ struct MadAddress {
 struct Packet {
   MadBytes mad{};
   MadAddress addr;
+  // Bytes of `mad` that carry data. Outbound, a single-MAD GetTable answer without kernel RMPP
+  // is sent at its real length: a client that counts records from the length it received (as
+  // saquery does) would otherwise count the zero padding as empty records. On a real HCA the
+  // kernel pads it to 256 bytes again; inbound always kMadSize.
+  uint16_t length = kMadSize;
 };
 
 class Transport {
@@ -60,6 +65,9 @@ class Transport {
   virtual Result<void> send_rmpp(const MadAddress&, std::span<const uint8_t>) {
     return fail(Errc::unsupported, "this transport does not do RMPP");
   }
+  // IsSM was found clear on the SM's own port while the transport holds it (under ibsim,
+  // another SM process on the same port cleared it as it exited): take it again.
+  virtual Result<void> retake_is_sm() { return {}; }
   // Waits until at least one MAD has arrived or `clock` reaches `deadline`, then appends every
   // MAD that has arrived to `out`. Fails only when the transport itself is broken.
   virtual Result<void> receive(std::vector<Packet>& out, Nanos deadline) = 0;

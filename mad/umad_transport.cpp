@@ -150,7 +150,19 @@ Result<void> UmadTransport::attach() {
   const char* preload = std::getenv("LD_PRELOAD");
   sa_kernel_rmpp_ = sa >= 0 && !(preload && std::strstr(preload, "umad2sim"));
 
-  // IsSM: set while the issm device stays open (the kernel, or the shim, clears it on close).
+  if (auto r = open_issm(); !r) return r;
+
+  // The receive thread takes no signals: SIGINT/SIGTERM go to the owner thread.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  rx_ = std::thread([this] { receive_thread(); });
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return {};
+}
+
+// IsSM: set while the issm device stays open (the kernel, or the shim, clears it on close).
+Result<void> UmadTransport::open_issm() {
   char issm[256] = {};
   (void)umad_get_issm_path(port_.ca.c_str(), port_.port, issm, sizeof issm);
   issm_fd_ = ::open(issm, O_RDONLY | O_NONBLOCK);
@@ -162,14 +174,15 @@ Result<void> UmadTransport::attach() {
     return fail(Errc::io, fmt::format("cannot open {} to set IsSM: {}", issm,
                                       err == EACCES ? "permission denied (run as root)" : errno_text(err)));
   }
-
-  // The receive thread takes no signals: SIGINT/SIGTERM go to the owner thread.
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, &old);
-  rx_ = std::thread([this] { receive_thread(); });
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
   return {};
+}
+
+// ibsim clears IsSM when any SM client of the port leaves, though this one still holds the
+// device; a real kernel lets one process at a time hold it.
+Result<void> UmadTransport::retake_is_sm() {
+  if (issm_fd_ >= 0) ::close(issm_fd_);
+  issm_fd_ = -1;
+  return open_issm();
 }
 
 UmadTransport::~UmadTransport() {
@@ -267,7 +280,8 @@ Result<void> UmadTransport::send(const Packet& p) {
   umad_set_pkey(send_buf_.data(), p.addr.pkey_index);
   // Responses need no kernel timeout; requests do, or the kernel drops their answers.
   const int timeout = method::is_response(p.mad[3]) || p.mad[3] == method::trap_repress ? 0 : request_timeout_ms_;
-  return post(agent, send_buf_.data(), kMadSize, timeout, 0);
+  const size_t length = std::clamp<size_t>(p.length, kMadHeaderSize, kMadSize);
+  return post(agent, send_buf_.data(), length, timeout, 0);
 }
 
 void UmadTransport::receive_thread() {

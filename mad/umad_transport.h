@@ -46,6 +46,7 @@ class UmadTransport final : public Transport {
   bool sends_rmpp() const override { return sa_kernel_rmpp_; }
   Result<void> send_rmpp(const MadAddress& to, std::span<const uint8_t> mad) override;
   Result<void> receive(std::vector<Packet>& out, Nanos deadline) override;
+  Result<void> retake_is_sm() override;  // the issm device closed and opened again
   const Clock& clock() const override { return clock_; }
 
   const UmadPort& port() const { return port_; }
@@ -54,6 +55,7 @@ class UmadTransport final : public Transport {
  private:
   explicit UmadTransport(UmadPort port, std::chrono::milliseconds request_timeout);
   Result<void> attach();  // open the port, register the agents, take IsSM, start the thread
+  Result<void> open_issm();
   void receive_thread();
   void wake_receiver();
   int agent_for(uint8_t mgmt_class, uint8_t class_version);

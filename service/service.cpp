@@ -65,7 +65,9 @@ mad::Result<sm::Remembered> Service::open_store() {
             rep.from_version && rep.from_version != rep.version ? fmt::format(", upgraded from v{}", rep.from_version)
                                                                 : "",
             lids->size(), tables->size());
-  return sm::Remembered{std::move(*lids), std::move(*tables)};
+  auto last = store_->last_sweep();
+  if (!last) return std::unexpected(last.error());
+  return sm::Remembered{std::move(*lids), std::move(*tables), *last};
 }
 
 void Service::wire(sm::Remembered remembered, std::vector<sm::store::SaObject> stored) {

@@ -23,6 +23,11 @@ class SimTransport final : public mad::Transport {
     inbox.clear();
     return {};
   }
+  // What opening the issm device again does.
+  mad::Result<void> retake_is_sm() override {
+    fabric_.set_is_sm(ep_, true);
+    return {};
+  }
   const mad::Clock& clock() const override { return fabric_.clock(); }
   EndpointId endpoint() const { return ep_; }
 

@@ -48,6 +48,9 @@ struct LogCode {
   X(once_not_up, 122, error, event, "--once: the subnet did not come up within its sweeps")            \
   X(once_store_failed, 123, error, event, "--once: the subnet is up but the store did not take it")     \
   X(config_notes, 124, warn, event, "the configuration: OpenSM options not implemented, a missing partitions file") \
+  X(is_sm_retaken, 130, warn, event, "the SM's own port had lost IsSM: taken again (or why not)")          \
+  X(log_file_reopened, 131, info, quiet, "SIGUSR1: the log file reopened (logrotate)")                    \
+  X(log_file_failed, 132, error, event, "the log file could not be reopened")                           \
   X(discovery_problem, 201, warn, event, "discovery met something wrong (a duplicate GUID, ...)")      \
   X(no_node_info, 202, warn, event, "discovery: no NodeInfo answer at a path")                         \
   X(no_switch_info, 203, warn, event, "discovery: no SwitchInfo answer from a switch")                 \
@@ -55,10 +58,15 @@ struct LogCode {
   X(unanswered_suppressed, 205, warn, event, "discovery: more unanswered SMPs, not logged one by one") \
   X(refresh_lost_node, 206, info, quiet, "a partial sweep lost a node at its known path: a full sweep follows") \
   X(refreshed, 207, info, quiet, "an incremental sweep re-read the switches a trap or light sweep named") \
-  X(node_unreachable, 208, warn, event, "a node is no longer reachable and leaves the model")          \
+  X(node_unreachable, 208, warn, event, "a node left the fabric (its description and GUID)")           \
   X(discovered, 209, info, quiet, "a heavy sweep's discovery: switches, CAs, links, SMPs")             \
   X(holes_kept, 210, warn, event, "a walk's unanswered parts: kept as known before, retried")          \
   X(hole_left_out, 211, warn, event, "a part that never answered, sweep after sweep, is left out")      \
+  X(node_appeared, 212, info, event, "a node joined the fabric (its description and GUID)")            \
+  X(link_down, 213, warn, event, "a cable went down: both ends (GUID, port, description), its rate")  \
+  X(link_up, 214, info, event, "a cable came up: both ends, its rate (4xHDR)")                        \
+  X(link_rate_changed, 215, warn, event, "a cable's rate changed (4xHDR to 4xEDR): both ends")         \
+  X(topology_changes_suppressed, 216, info, event, "more topology changes in one sweep, not logged one by one") \
   X(lids_exhausted, 301, error, event, "the unicast LID space cannot hold every port")                 \
   X(lid_note, 302, warn, event, "LIDs: a conflict resolved or a reservation reclaimed")                \
   X(lids_assigned, 303, info, quiet, "LIDs kept, restored, new and changed")                           \

@@ -2,6 +2,7 @@
 
 #include "mad/attributes.h"
 #include "routing/repair.h"
+#include "sm/topology_changes.h"
 
 namespace sm {
 
@@ -23,7 +24,9 @@ SubnetManager::SubnetManager(mad::Transport& transport, SmConfig cfg, Logger& lo
                              [this](const ha::Note& n) {
                                if (on_ha_note) on_ha_note(n);
                              }}),
-      ha_(ha_host_, cfg_.ha) {}
+      ha_(ha_host_, cfg_.ha) {
+  sweep_base_ = remembered.last_sweep;
+}
 
 void SubnetManager::start() {
   log_.info(code::starting, "starting: routing {}, {} SMPs in flight, priority {}{}", cfg_.routing_engine,
@@ -71,7 +74,7 @@ void SubnetManager::begin_sweep(bool heavy, std::string trigger) {
   sweeping_ = true;
   ++sweeps_;
   report_ = SweepReport{};
-  report_.number = sweeps_;
+  report_.number = sweep_base_ + sweeps_;
   report_.heavy = heavy;
   report_.trigger = std::move(trigger);
   tables_.reset();
@@ -108,7 +111,7 @@ void SubnetManager::after_discovery() {
   }
   note_port_changes(walk.port_changes);
   walked_ = std::make_shared<Topology>(model_.snapshot());
-  topo_ = walked_;
+  const std::shared_ptr<const Topology> before = std::exchange(topo_, walked_);
   if (mc_) mc_->topology_changed();
   const Topology& t = *topo_;
   report_.discovery = clock_.phase();
@@ -120,18 +123,16 @@ void SubnetManager::after_discovery() {
   report_.problems = walk.problems;
   if (report_.heavy)
     log_.info(code::discovered, "sweep {}: discovery: {} switches, {} CAs, {} links, {} SMPs, {} unanswered, {:.1f} ms",
-              sweeps_, report_.switches, report_.cas, report_.links, walk.smps, walk.unanswered,
+              report_.number, report_.switches, report_.cas, report_.links, walk.smps, walk.unanswered,
               report_.discovery.wall_ms);
   else
     log_.info(code::refreshed,
               "sweep {} ({}): re-read {} switch(es), {} node(s) re-read or found, {} gone, {} SMPs, {:.1f} ms",
-              sweeps_, report_.trigger, report_.refreshed, walk.changed.size(), walk.pruned.size(), walk.smps,
+              report_.number, report_.trigger, report_.refreshed, walk.changed.size(), walk.pruned.size(), walk.smps,
               report_.discovery.wall_ms);
   note_holes(walk);
-  for (Guid g : walk.pruned) {
-    lft_memory_.erase(g);
-    log_.warn(code::node_unreachable, "node {} is no longer reachable", g);
-  }
+  for (Guid g : walk.pruned) lft_memory_.erase(g);
+  if (before) log_changes(*before, t);
   if (t.sm_node() == kNoNode) {
     finish(false, "the SM's own port did not answer");
     return;
@@ -139,6 +140,25 @@ void SubnetManager::after_discovery() {
   port_guid_ = t.port(t.sm_node(), t.sm_port()).guid;
   ha_.set_self(port_guid_);
   elect();
+}
+
+// The first sweep of a run has nothing to compare with: its discovery line says what is there.
+void SubnetManager::log_changes(const Topology& before, const Topology& after) {
+  constexpr size_t kMaxLines = 32;  // a switch that reboots takes all its cables with it
+  const std::vector<TopologyChange> changes = topology_changes(before, after);
+  for (size_t i = 0; i < changes.size() && i < kMaxLines; ++i) {
+    const TopologyChange& c = changes[i];
+    switch (c.kind) {
+      case TopologyChange::Kind::node_gone: log_.warn(code::node_unreachable, "node gone: {}", c.text); break;
+      case TopologyChange::Kind::node_new: log_.info(code::node_appeared, "node new: {}", c.text); break;
+      case TopologyChange::Kind::link_down: log_.warn(code::link_down, "link down: {}", c.text); break;
+      case TopologyChange::Kind::link_up: log_.info(code::link_up, "link up: {}", c.text); break;
+      case TopologyChange::Kind::link_rate: log_.warn(code::link_rate_changed, "link rate: {}", c.text); break;
+    }
+  }
+  if (changes.size() > kMaxLines)
+    log_.info(code::topology_changes_suppressed, "sweep {}: {} more topology changes, not logged one by one",
+              report_.number, changes.size() - kMaxLines);
 }
 
 void SubnetManager::assign_and_route() {
@@ -158,7 +178,7 @@ void SubnetManager::assign_and_route() {
   report_.max_lid = topo_->max_lid().value();
   report_.lid_assignment = clock_.phase();
   log_.info_if(report_.heavy || report_.lids.changed, code::lids_assigned,
-               "sweep {}: LIDs: {} kept, {} restored, {} new, {} changed, max LID {}, {:.1f} ms", sweeps_,
+               "sweep {}: LIDs: {} kept, {} restored, {} new, {} changed, max LID {}, {:.1f} ms", report_.number,
                report_.lids.kept, report_.lids.restored, report_.lids.fresh, report_.lids.changed, report_.max_lid,
                report_.lid_assignment.wall_ms);
   clock_.start_phase();
@@ -194,7 +214,7 @@ bool SubnetManager::route() {
     for (const std::string& why : routed->passed_over) log_.warn(code::engine_passed_over, "routing: passed over {}", why);
     tables_ = std::make_shared<const routing::RoutingTables>(std::move(routed->tables));
     report_.engine = routed->used;
-    log_.info(code::routed, "sweep {}: routing: {} over {} switches, LIDs 1..{}, {:.1f} ms", sweeps_, report_.engine,
+    log_.info(code::routed, "sweep {}: routing: {} over {} switches, LIDs 1..{}, {:.1f} ms", report_.number, report_.engine,
               report_.switches, report_.max_lid, report_.routing.wall_ms);
   }
   routed_ = Routed{over, tables_, report_.engine, cfg_.routing_engine};
@@ -209,12 +229,12 @@ bool SubnetManager::try_repair(const Topology& over) {
   if (routed_->chain != cfg_.routing_engine) why = "the routing engine changed";
   else if (report_.lids.changed != 0 || report_.lids.fresh != 0) why = "LIDs changed";
   if (why) {
-    log_.debug(code::routing_in_full, "sweep {}: routing in full: {}", sweeps_, why);
+    log_.debug(code::routing_in_full, "sweep {}: routing in full: {}", report_.number, why);
     return false;
   }
   auto r = routing::repair_routes(*routed_->topo, *routed_->tables, over, routed_->engine, cfg_.routing);
   if (!r) {
-    log_.debug(code::no_repair, "sweep {}: routing in full, no repair: {}", sweeps_, r.error().message);
+    log_.debug(code::no_repair, "sweep {}: routing in full, no repair: {}", report_.number, r.error().message);
     return false;
   }
   tables_ = std::make_shared<const routing::RoutingTables>(std::move(r->tables));
@@ -224,7 +244,7 @@ bool SubnetManager::try_repair(const Topology& over) {
   report_.repaired_destinations = r->destinations;
   report_.repaired_entries = r->entries;
   log_.info(code::repaired,
-            "sweep {}: routing: {} repair, {} destination(s) re-routed, {} LFT entries changed, {:.1f} ms", sweeps_,
+            "sweep {}: routing: {} repair, {} destination(s) re-routed, {} LFT entries changed, {:.1f} ms", report_.number,
             report_.engine, r->destinations, r->entries, report_.routing.wall_ms);
   return true;
 }
@@ -250,12 +270,12 @@ void SubnetManager::finish(bool up, std::string failure) {
       log_.info(code::subnet_up, "SUBNET UP: {} switches, {} CAs, {} SMPs, {:.1f} ms", report_.switches, report_.cas,
                 report_.smps_sent, report_.total.wall_ms);
     else
-      log_.info(code::sweep_done, "sweep {} done ({}): {} SMPs, {} LFT blocks, {:.1f} ms", sweeps_,
+      log_.info(code::sweep_done, "sweep {} done ({}): {} SMPs, {} LFT blocks, {:.1f} ms", report_.number,
                 report_.heavy ? "heavy" : "incremental", report_.smps_sent, report_.program.lft_blocks_written,
                 report_.total.wall_ms);
     up_ = true;
   } else if (!up) {
-    log_.error(code::sweep_failed, "sweep {} did not bring the subnet up: {}", sweeps_, report_.failure);
+    log_.error(code::sweep_failed, "sweep {} did not bring the subnet up: {}", report_.number, report_.failure);
   }
   const bool failed = !up && (master_ || ha_.state() == mad::SmState::discovering);
   if (failed && master_ && retry_in_part_ && !retry_all_ && !retry_.empty()) {
@@ -331,6 +351,7 @@ void SubnetManager::start_light_sweep() {
     const LightSweep::Result r = light_->result();
     light_.reset();
     pending_.light_done(now());
+    check_is_sm(r);
     check_rogue(r);
     log_.debug(code::light_sweep, "light sweep: {} switches, {} changed, {} silent", r.smps, r.changed.size(),
                r.silent.size());

@@ -81,6 +81,7 @@ struct SmConfig {
 struct Remembered {
   LidMap lids;
   LftMemory lfts;
+  uint64_t last_sweep = 0;  // the store's last sweep number: this run's sweeps go on from it
 };
 
 class SubnetManager final : public mad::Reactor {
@@ -162,6 +163,8 @@ class SubnetManager final : public mad::Reactor {
   // Another SM acting as master (an SM with another SM_Key in Master state, or this SM's port
   // pointed elsewhere): what shows it, or "" when nothing does.
   std::string rogue_evidence(const LightSweep::Result& r) const;
+  void check_is_sm(const LightSweep::Result& r);
+  void log_changes(const Topology& before, const Topology& after);
   void check_rogue(const LightSweep::Result& r);
   void log_tampered(const Tampered& t, std::string_view found_by);
   void mark_dirty(Guid sw, std::string why);
@@ -211,7 +214,8 @@ class SubnetManager final : public mad::Reactor {
   std::string_view phase_ = "idle";
   bool sweeping_ = false;
   bool up_ = false;
-  uint64_t sweeps_ = 0;
+  uint64_t sweeps_ = 0;      // this run's
+  uint64_t sweep_base_ = 0;  // the sweeps of earlier runs (their numbers go on)
   mad::TransactionStats mads_at_start_;
   SweepClock clock_;
   PendingSweeps pending_;
@@ -233,6 +237,7 @@ class SubnetManager final : public mad::Reactor {
   std::unique_ptr<LightSweep> light_;
   std::unique_ptr<LftVerifier> verifier_;
   std::string rogue_;               // while another SM acts as master: what showed it
+  bool is_sm_lost_ = false;         // the own port's IsSM was clear and could not be taken again
   size_t verify_cursor_ = 0;       // where the next light sweep's share of LFT blocks starts
   bool verify_next_heavy_ = true;  // the first heavy sweep after a start reads every block back
   MulticastTables* mc_ = nullptr;

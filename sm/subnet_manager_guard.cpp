@@ -37,7 +37,7 @@ void SubnetManager::note_holes(const WalkSummary& walk) {
   report_.left_out = now.size() - blocking_holes_;
   report_.kept_nodes = walk.kept.nodes.size();
   if (blocking_holes_)
-    log_.warn(code::holes_kept, "sweep {}: {} read(s) unanswered, {}; retried next", sweeps_, blocking_holes_,
+    log_.warn(code::holes_kept, "sweep {}: {} read(s) unanswered, {}; retried next", report_.number, blocking_holes_,
               report_.heavy ? fmt::format("{} node(s) and {} attribute(s) kept as known before, {} never known",
                                           walk.kept.nodes.size(), walk.kept.attributes, walk.kept.unknown)
                             : std::string("what was known of them kept"));
@@ -58,6 +58,20 @@ std::string SubnetManager::rogue_evidence(const LightSweep::Result& r) const {
       return fmt::format("this SM's port points at LID {} as its master", r.own->master_sm_lid);
   }
   return "";
+}
+
+// Without IsSM on its port this SM is not found by SA clients (saquery -s) nor by other SMs
+// looking for the master's port, though it still runs the subnet.
+void SubnetManager::check_is_sm(const LightSweep::Result& r) {
+  if (!r.own || r.own->has_cap(mad::port_cap::is_sm)) {
+    is_sm_lost_ = false;
+    return;
+  }
+  auto taken = transport_.retake_is_sm();
+  if (taken || !is_sm_lost_)
+    log_.warn(code::is_sm_retaken, "the SM's own port had lost IsSM (another SM process on this port?): {}",
+              taken ? std::string("taken again") : "cannot take it again: " + taken.error().message);
+  is_sm_lost_ = !taken;
 }
 
 // While another SM acts as master every light sweep is a heavy sweep that reads every table

@@ -72,7 +72,7 @@ void SubnetManager::finish_walk(std::string why) {
   report_.smps_sent = st.sent - mads_at_start_.sent;
   sweeping_ = false;
   phase_ = "idle";
-  log_.info(code::walked, "sweep {}: walked {} switches, {} CAs: {}", sweeps_, report_.switches, report_.cas,
+  log_.info(code::walked, "sweep {}: walked {} switches, {} CAs: {}", report_.number, report_.switches, report_.cas,
             report_.failure);
   publish();
   if (on_sweep_done) on_sweep_done(published_);

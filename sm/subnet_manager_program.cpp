@@ -31,7 +31,7 @@ void SubnetManager::after_programming() {
   log_.info(code::programmed,
             "sweep {}: programming: {} LFT blocks written ({} read back), {} SwitchInfo, "
             "{} port Sets ({} with ClientReregister), {} activations, {} failures, {:.1f} ms",
-            sweeps_, s.lft_blocks_written, s.lft_blocks_read, s.switch_info_sets, s.port_sets,
+            report_.number, s.lft_blocks_written, s.lft_blocks_read, s.switch_info_sets, s.port_sets,
             s.client_reregisters, s.activations, s.failures, report_.programming.wall_ms);
   log_tampered(programmer_->tampered(), report_.trigger.empty() ? "a heavy sweep" : "a heavy sweep (" + report_.trigger + ")");
   const bool ok = programmer_->ok() && report_.lids.unassigned == 0;
@@ -59,7 +59,7 @@ void SubnetManager::program_partitions(bool ok) {
     log_.info_if(s.blocks_written || s.enforcement_sets || s.failures || report_.heavy, code::pkeys_programmed,
                  "sweep {}: P_Keys: {} partition(s), {} block(s) written on {} port(s), {} read back, {} enforcement "
                  "Set(s), {} failures, {:.1f} ms",
-                 sweeps_, cfg_.partitions.partitions.size(), s.blocks_written, s.ports_written, s.blocks_read,
+                 report_.number, cfg_.partitions.partitions.size(), s.blocks_written, s.ports_written, s.blocks_read,
                  s.enforcement_sets, s.failures, ms);
     const bool all = ok && pkey_writer_->ok();
     retry_failed(pkey_writer_->failed_nodes());

@@ -177,7 +177,10 @@ void Programmer::set_port(size_t j, int attempt) {
                          const PortJob& k = ports_.jobs[j];
                          auto pi = g ? mad::decode_attr<mad::PortInfo>(*g)
                                      : mad::Result<mad::PortInfo>(std::unexpected(g.error()));
-                         const bool landed = pi && pi->lid == k.want.lid &&
+                         // A switch's external ports have no LID of their own (the field is
+                         // not theirs to keep): only the state tells there.
+                         const bool addressable = !topo_->node(k.node).is_switch() || k.port.value() == 0;
+                         const bool landed = pi && (!addressable || pi->lid == k.want.lid) &&
                                              (k.want.port_state != PortState::armed || pi->port_state >= PortState::armed);
                          if (landed) {
                            ++stats_.port_sets;

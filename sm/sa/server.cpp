@@ -1,5 +1,7 @@
 #include "sm/sa/server.h"
 
+#include <algorithm>
+
 #include "mad/sa_service_records.h"
 #include "sm/sa/queries.h"
 
@@ -89,10 +91,11 @@ void Server::on_tick(bool ready) {
   }
 }
 
-void Server::send_all(const mad::MadAddress& to, const std::vector<mad::MadBytes>& mads) {
+void Server::send_all(const mad::MadAddress& to, const std::vector<mad::MadBytes>& mads, size_t length) {
   for (const mad::MadBytes& m : mads) {
     mad::Packet out;
     out.mad = m;
+    out.length = static_cast<uint16_t>(std::min(length, mad::kMadSize));
     out.addr = to;
     out.addr.qkey = mad::kGsiQkey;
     if (auto r = transport_.send(out); !r) log_.debug(code::sa_send_failed, "SA: send to LID {} failed: {}", to.lid, r.error().message);
@@ -125,14 +128,18 @@ void Server::serve(const mad::Packet& p) {
       log_.debug(code::sa_rmpp_send_failed, "SA: send to LID {} failed: {}", p.addr.lid, r.error().message);
     return;
   }
+  const size_t payload_size = a.payload.size();
   mad::RmppSender sender(mad::encode_sa_mad(a.response), std::move(a.payload), mad::kSaHeaderSize,
                          cfg_.rmpp_retries);
   auto first = sender.take_ready();
   stats_.rmpp_segments += first.size();
-  // Under ibsim (no RMPP anywhere) the client counts records from the MAD's length, 256
-  // bytes: it shows empty records after the real ones.
+  if (sender.segment_count() <= 1) {  // its ACK changes nothing
+    // At its real length: under ibsim (no RMPP anywhere) the client counts the records from
+    // the length it receives, and 256 bytes would add empty records after the real ones.
+    send_all(p.addr, first, mad::kSaHeaderSize + payload_size);
+    return;
+  }
   send_all(p.addr, first);
-  if (sender.segment_count() <= 1) return;  // its ACK changes nothing
   ++stats_.rmpp_transfers;
   transfers_.insert_or_assign(TransferKey{p.addr.lid.value(), a.response.header.tid},
                               Transfer{p.addr, std::move(sender), transport_.clock().now() + cfg_.rmpp_timeout});

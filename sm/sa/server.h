@@ -72,7 +72,7 @@ class Server {
   using TransferKey = std::pair<uint16_t, uint64_t>;  // requester LID, TID
 
   void serve(const mad::Packet& p);
-  void send_all(const mad::MadAddress& to, const std::vector<mad::MadBytes>& mads);
+  void send_all(const mad::MadAddress& to, const std::vector<mad::MadBytes>& mads, size_t length = mad::kMadSize);
 
   mad::Transport& transport_;
   Logger& log_;

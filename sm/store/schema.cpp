@@ -97,6 +97,16 @@ CREATE TABLE health_findings (
   first INTEGER NOT NULL, last INTEGER NOT NULL, isolated INTEGER NOT NULL,
   PRIMARY KEY (rule, node_guid, port)) WITHOUT ROWID;
 )sql",
+      // 4 -> 5: every cable seen, with first and last seen, kept when it goes (`show links`);
+      // each from its lower end, as the links view orders them.
+      R"sql(
+CREATE TABLE cables (
+  a_guid INTEGER NOT NULL, a_port INTEGER NOT NULL, b_guid INTEGER NOT NULL, b_port INTEGER NOT NULL,
+  first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL, present INTEGER NOT NULL,
+  PRIMARY KEY (a_guid, a_port, b_guid, b_port)) WITHOUT ROWID;
+INSERT INTO cables SELECT l.a_guid, l.a_port, l.b_guid, l.b_port, max(a.first_seen, b.first_seen),
+  min(a.last_seen, b.last_seen), 1 FROM links l JOIN nodes a ON a.guid = l.a_guid JOIN nodes b ON b.guid = l.b_guid;
+)sql",
   };
   return m;
 }

@@ -82,6 +82,7 @@ mad::Result<void> set_pragmas(Db& db) {
 
 struct Store::Prepared {
   Stmt sweep, node, node_gone, node_seen, port, ports_of, lid, lid_seen, lft, event, peer, sa_put, sa_erase;
+  Stmt cable_up, cable_down, cables_of, cables_seen, cables_unseen;
 };
 
 mad::Result<std::unique_ptr<Store>> Store::open(const OpenOptions& o, OpenReport* report) {
@@ -178,6 +179,16 @@ mad::Result<void> Store::prepare_all() {
                  "lid=?2, priority=?3, state=?4, act_count=?5, sm_key_ok=?6, last_heard=?7"},
       {&p->sa_put, "INSERT OR REPLACE INTO sa_objects VALUES (?1,?2,?3,?4,?5)"},
       {&p->sa_erase, "DELETE FROM sa_objects WHERE kind=?1 AND key=?2"},
+      {&p->cable_up, "INSERT INTO cables VALUES (?1,?2,?3,?4,?5,?5,1) ON CONFLICT DO UPDATE SET present=1, "
+                     "last_seen=?5"},
+      {&p->cable_down, "UPDATE cables SET present=0, last_seen=?5 WHERE a_guid=?1 AND a_port=?2 AND b_guid=?3 "
+                       "AND b_port=?4 AND present=1"},
+      {&p->cables_of, "UPDATE cables SET present=0, last_seen=?2 WHERE present=1 AND (a_guid=?1 OR b_guid=?1)"},
+      {&p->cables_seen, "UPDATE cables SET last_seen=?1 WHERE present=1"},
+      // After a start (nothing written yet by this process): cables that went while it was down.
+      {&p->cables_unseen, "UPDATE cables SET present=0 WHERE present=1 AND NOT EXISTS (SELECT 1 FROM links l "
+                          "WHERE l.a_guid=cables.a_guid AND l.a_port=cables.a_port AND l.b_guid=cables.b_guid "
+                          "AND l.b_port=cables.b_port)"},
   };
   for (const Item& it : items) {
     auto s = db_.prepare(it.sql);
@@ -201,6 +212,12 @@ mad::Result<LidMap> Store::load_lids() {
     lid_rows_[g] = RowHash().add(static_cast<uint64_t>(q->i64(1))).add(static_cast<uint64_t>(q->i64(2))).h;
   }
   return m;
+}
+
+mad::Result<uint64_t> Store::last_sweep() {
+  auto n = db_.scalar("SELECT coalesce(max(number), 0) FROM sweeps");
+  if (!n) return std::unexpected(n.error());
+  return static_cast<uint64_t>(*n);
 }
 
 mad::Result<LftMemory> Store::load_lft_memory() {
@@ -316,6 +333,15 @@ mad::Result<CommitStats> Store::commit(const Subnet& subnet, int64_t now_ms) {
   std::unordered_set<uint64_t> present;
   present.reserve(topo.node_count());
   size_t cable_ends = 0;
+  const bool first_commit = port_rows_.empty();
+  // A cable from its lower end, in the links view's order (GUIDs as SQLite holds them).
+  auto cable = [&](Stmt& st, uint64_t g, uint8_t port, uint64_t peer, uint8_t peer_port) {
+    const auto a = std::make_pair(static_cast<int64_t>(g), port);
+    const auto b = std::make_pair(static_cast<int64_t>(peer), peer_port);
+    const bool lower = a < b;
+    return st.bind(1, lower ? g : peer).bind(2, lower ? port : peer_port).bind(3, lower ? peer : g)
+        .bind(4, lower ? peer_port : port).bind(5, now_ms).run();
+  };
   for (NodeId id = 0; id < topo.node_count(); ++id) {
     const Node& n = topo.node(id);
     const uint64_t g = n.guid.value();
@@ -342,13 +368,18 @@ mad::Result<CommitStats> Store::commit(const Subnet& subnet, int64_t now_ms) {
                               .add(peer).add(peer_port).h;
       auto it = port_rows_.find(key);
       if (it != port_rows_.end() && it->second.hash == ph) continue;
-      if (it == port_rows_.end() ? peer != 0 : it->second.peer != peer) ++cable_ends;  // came, went, moved
+      const bool was = it != port_rows_.end() && it->second.peer != 0;
+      if (was ? it->second.peer != peer || it->second.peer_port != peer_port : peer != 0) {  // came, went, moved
+        ++cable_ends;
+        if (was) FSM_TRY(cable(p.cable_down, g, q.num.value(), it->second.peer, it->second.peer_port));
+        if (peer != 0) FSM_TRY(cable(p.cable_up, g, q.num.value(), peer, peer_port));
+      }
       FSM_TRY(p.port.bind(1, g).bind(2, q.num.value()).bind(3, q.guid.value()).bind(4, pi.lid.value())
                   .bind(5, pi.lmc).bind(6, static_cast<int>(pi.port_state))
                   .bind(7, static_cast<int>(pi.phys_state)).bind(8, pi.link_width_active)
                   .bind(9, pi.link_speed_active).bind(10, pi.link_speed_ext_active).bind(11, peer)
                   .bind(12, peer_port).run());
-      port_rows_[key] = PortRow{ph, peer};
+      port_rows_[key] = PortRow{ph, peer, peer_port};
       ++cs.ports;
     }
   }
@@ -359,12 +390,14 @@ mad::Result<CommitStats> Store::commit(const Subnet& subnet, int64_t now_ms) {
     }
     FSM_TRY(p.node_gone.bind(1, it->first).bind(2, now_ms).run());
     FSM_TRY(p.ports_of.bind(1, it->first).run());
+    FSM_TRY(p.cables_of.bind(1, it->first).bind(2, now_ms).run());
     for (auto pit = port_rows_.begin(); pit != port_rows_.end();)
       pit = (pit->first >> 8) == it->first ? port_rows_.erase(pit) : std::next(pit);
     ++cs.nodes;
     it = node_rows_.erase(it);
   }
   cs.links = (cable_ends + 1) / 2;  // each cable has two ends
+  if (first_commit) FSM_TRY(p.cables_unseen.run());
   // The GUID -> LID map (entries are kept for absent ports: they come back to the same LID).
   for (const auto& [g, e] : *subnet.lids) {
     const uint64_t h = RowHash().add(e.lid.value()).add(e.lmc).h;
@@ -376,6 +409,7 @@ mad::Result<CommitStats> Store::commit(const Subnet& subnet, int64_t now_ms) {
   if (s.heavy) {  // "last seen" moves once per heavy sweep, not on every small change
     FSM_TRY(p.node_seen.bind(1, now_ms).run());
     FSM_TRY(p.lid_seen.bind(1, now_ms).run());
+    FSM_TRY(p.cables_seen.bind(1, now_ms).run());
   }
   // Programmed LFTs: the entries routing asked for, and which blocks are known written.
   for (NodeId sw : topo.switches()) {

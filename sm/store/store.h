@@ -88,6 +88,8 @@ class Store {
 
   mad::Result<LidMap> load_lids();
   mad::Result<LftMemory> load_lft_memory();
+  // The number of the last sweep stored (0: none): the next run's sweeps go on from it.
+  mad::Result<uint64_t> last_sweep();
 
   // One transaction: the sweep, the fabric as it is now (structure from the topology, port
   // attributes as last read or written), the LIDs, the programmed tables (those this sweep
@@ -136,6 +138,7 @@ class Store {
   struct PortRow {
     uint64_t hash;
     uint64_t peer;  // node at the other end of the cable, 0 = none
+    uint8_t peer_port;
   };
   std::unordered_map<uint64_t, uint64_t> node_rows_, lft_rows_;
   std::unordered_map<uint64_t, PortRow> port_rows_;  // (node GUID << 8) | port

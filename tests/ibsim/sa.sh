@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # sa.sh FABRICSM NETFILE: the SA of fabricsm against OpenSM's, on the same fabric (a fresh ibsim
 # each), asked the same single-record questions with saquery (ibsim has no RMPP: a GetTable
-# answer is one 256-byte MAD, and saquery shows empty records after the real one, so only the
-# first record of each answer is compared): PathRecords
+# answer must fit one MAD, and saquery counts its records from the length received): PathRecords
 # between sampled CA pairs, NodeRecords, the SM ports (saquery -s: PortInfoRecords by IsSM),
-# SMInfoRecord, ClassPortInfo. The answers must agree
+# SMInfoRecord, ClassPortInfo, and how many records -g, SMIR and -s print (exactly the real
+# ones: a 256-byte MAD would add empty records after them). The answers must agree
 # where the IBA defines them (LIDs differ between the SMs, so CAs are named, not numbered); bad
 # requests get an IBA error status, and the daemon keeps running.
 . "$(dirname "$0")/lib.sh"
@@ -38,6 +38,10 @@ answers() {
   # The SM ports (PortInfoRecords whose CapabilityMask has IsSM, among other bits).
   { echo "== SM ports"; sa -s | awk '/PortInfoRecord dump/ { n++ } n == 1' | grep -E 'capability_mask|PortNum' | norm; } >> "$out"
   { echo "== SMIR"; sa SMIR | awk '/SMInfoRecord dump/ { n++ } n == 1' | grep -E 'GUID|SMState' | norm; } >> "$out"
+  # As many records as there are: a one-MAD answer's length gives saquery the count (no RMPP
+  # through ibsim), so padding sent with it would show as empty records.
+  local q
+  for q in -g SMIR -s; do echo "== records of saquery $q: $(sa $q | grep -c -E 'Record (group )?dump')"; done >> "$out"
 }
 
 for sm in opensm fabricsm; do
@@ -64,6 +68,7 @@ if diff -u "$work/opensm.answers" "$work/fabricsm.answers" > "$work/diff"; then
 else
   fail "answers differ from OpenSM's:"; head -40 "$work/diff"
 fi
+log "one-MAD answers: $(grep '^== records' "$work/fabricsm.answers" | sed 's/^== records of //' | paste -sd, -)"
 sm_port=$(awk '/^== SM ports/ { on = 1; next } /^==/ { on = 0 } on && /capability_mask/' "$work/fabricsm.answers")
 [ -n "$sm_port" ] && log "saquery -s: the SM's port ($sm_port)" || fail "saquery -s lists no SM port"
 grep -A4 '^== PR' "$work/fabricsm.answers" | head -5 | sed "s/^/[$name]   /"

@@ -89,7 +89,8 @@ TEST_CASE("a core switch lost and back; a leaf lost (its CAs reported), nobody e
   REQUIRE(r.fabric->remove_node(core));
   REQUIRE(r.run_for(1s));
   CHECK(totals(reps).heavy == 0);
-  CHECK(r.logged("is no longer reachable"));
+  CHECK(r.logged("node gone: switch "));
+  CHECK(r.logged("(S3_0005, "));
   check_routed(r);
   REQUIRE(r.fabric->restore_node(core));
   REQUIRE(r.run_for(1s));

@@ -281,3 +281,49 @@ TEST_CASE("SA objects survive a restart; the latest state per key wins, an empty
   CHECK((*back)[0] == obj("mcgroup", 1, {7}));
   CHECK((*back)[1] == obj("service", 1, {4, 5}, 6000));
 }
+
+TEST_CASE("cables keep first and last seen; one that goes stays listed, absent, until it returns") {
+  TempDir t;
+  Run r(load("ft3-r8.net"));
+  auto s = commit_first(r, t.file("c.db"));  // at 1000
+  auto q = [&](const std::string& sql) { return *s->db().scalar(sql); };
+  CHECK(count(*s, "cables") == 384);
+  CHECK(q("SELECT count(*) FROM cables WHERE present = 1 AND first_seen = 1000 AND last_seen = 1000") == 384);
+  REQUIRE(r.fabric->link_down(*r.fabric->find("S1_00_00"), 5));
+  REQUIRE(r.run_for(std::chrono::seconds(1)));
+  REQUIRE(s->commit(r.subnet(), 3000));
+  CHECK(count(*s, "cables") == 384);
+  CHECK(q("SELECT count(*) FROM cables WHERE present = 0") == 1);
+  CHECK(q("SELECT first_seen FROM cables WHERE present = 0") == 1000);
+  CHECK(q("SELECT last_seen FROM cables WHERE present = 0") == 3000);
+  REQUIRE(r.fabric->link_up(*r.fabric->find("S1_00_00"), 5));
+  REQUIRE(r.run_for(std::chrono::seconds(1)));
+  REQUIRE(s->commit(r.subnet(), 5000));
+  CHECK(q("SELECT count(*) FROM cables WHERE present = 0") == 0);
+  CHECK(q("SELECT count(*) FROM cables WHERE first_seen = 1000 AND last_seen = 5000") == 1);
+  // A cable that went while no SM ran: the next process's first commit marks it absent.
+  REQUIRE(r.fabric->link_down(*r.fabric->find("S1_00_01"), 5));
+  REQUIRE(r.run_for(std::chrono::seconds(1)));
+  s.reset();
+  auto again = st::Store::open({.path = t.file("c.db")});
+  REQUIRE(again);
+  REQUIRE((*again)->commit(r.subnet(), 7000));
+  CHECK(*(*again)->db().scalar("SELECT count(*) FROM cables WHERE present = 0") == 1);
+  CHECK(*(*again)->db().scalar("SELECT count(*) FROM links") == 383);
+}
+
+TEST_CASE("sweep numbers go on across a restart") {
+  TempDir t;
+  Run r(load("ft2-r8.net"));
+  auto s = commit_first(r, t.file("n.db"));
+  REQUIRE(r.sweep_again());
+  REQUIRE(s->commit(r.subnet(), 2000));
+  auto last = s->last_sweep();
+  REQUIRE(last);
+  CHECK(*last == r.sm->last_sweep().number);
+  CHECK(*last >= 2);
+  Run next(load("ft2-r8.net"));
+  next.start(sm::SmConfig{}, sm::Remembered{*s->load_lids(), {}, *last});
+  REQUIRE(next.until_idle());
+  CHECK(next.sm->last_sweep().number == *last + 1);
+}
