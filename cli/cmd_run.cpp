@@ -32,7 +32,7 @@ const std::map<std::string, std::string>& aliases() {
       // OpenSM's short options, where they mean the same here.
       {"-p", "--sm_priority"}, {"-g", "--guid"}, {"-s", "--sweep_interval"}, {"-F", "--config"},
       {"-P", "--partition_config_file"}, {"-l", "--lmc"}, {"-t", "--transaction_timeout"},
-      {"--maxsmps", "--max_wire_smps"}, {"-a", "--root_guid_file"},
+      {"--maxsmps", "--max_wire_smps"}, {"-a", "--root_guid_file"}, {"-f", "--log_file"},
   };
   return a;
 }
@@ -42,8 +42,8 @@ std::vector<std::string> canonical_args(int argc, char** argv) {
   std::vector<std::string> out;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    if (arg == "--sticky") {
-      out.push_back("--sticky_master=TRUE");
+    if (arg == "--sticky" || arg == "-B") {
+      out.push_back(arg == "-B" ? "--daemon=TRUE" : "--sticky_master=TRUE");
       continue;
     }
     const auto eq = arg.find('=');
@@ -81,7 +81,7 @@ int cmd_run(int argc, char** argv) {
       "with\nLD_PRELOAD=libumad2sim.so). Logs to stderr. SIGTERM/SIGINT stop it (exit 0); SIGHUP re-reads\n"
       "the config file (fabricsm's or an opensm.conf). Short forms: --priority, --routing/-R, --db,\n"
       "--port-guid, --window, --timeout-ms, --log-level, --sm-key, --sticky, --poll-ms, --poll-misses,\n"
-      "--stall-polls, --guid2lid; OpenSM's -p, -g, -s, -F, -P, -l, -t, --maxsmps, -a, -R, -o.\n\nOptions");
+      "--stall-polls, --guid2lid; OpenSM's -p, -g, -s, -F, -P, -l, -t, --maxsmps, -a, -f, -B, -R, -o.\n\nOptions");
   general.add_options()
       ("help,h", "this help")
       ("config,c", po::value(&config_file), "read the options from FILE too (key = value, the names below, or "

@@ -199,6 +199,15 @@ const std::vector<Option>& table() {
          return {};
        },
        [](const DaemonConfig& c) { return c.log_level; }},
+      text("log_file", "Also log to this file, each line with its time (OpenSM's -f); SIGUSR1 reopens it "
+           "(logrotate); empty: stderr only (the journal under systemd)", &DaemonConfig::log_file),
+      flag("accum_log_file", "Append to log_file at start; FALSE: start it afresh",
+           [](auto& c) -> auto& { return c.accum_log_file; }),
+      num("log_max_size", "log_file moves to log_file.1 when it would pass this many MB; 0: no limit", 0, 1 << 20,
+          [](DaemonConfig& c, int64_t v) { c.log_max_size_mb = static_cast<uint64_t>(v); },
+          [](const DaemonConfig& c) { return static_cast<int64_t>(c.log_max_size_mb); }),
+      flag("daemon", "Run in the background, detached (OpenSM's -B; not under systemd); needs log_file",
+           [](auto& c) -> auto& { return c.daemon; }),
       text("control_socket", "Unix socket `fabricsm status` talks to (owner-only)", &DaemonConfig::control_socket),
       {"metrics_listen", "Prometheus endpoint (GET /metrics): HOST:PORT, or PORT for 127.0.0.1:PORT; "
        "another address than loopback only when written here; empty: none",
@@ -356,6 +365,8 @@ mad::Result<DaemonConfig> load_config(const std::string& file, const po::variabl
       cfg.sm.partitions = std::move(*parts);
     }
   }
+  if (cfg.daemon && cfg.log_file.empty())
+    return mad::fail(mad::Errc::invalid, "daemon: a daemon in the background has no stderr: set log_file too");
   if (!cfg.guid2lid_file.empty()) {
     auto lids = sm::load_guid2lid(cfg.guid2lid_file);
     if (!lids) return named("guid2lid_file", lids.error());

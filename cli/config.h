@@ -33,6 +33,10 @@ struct DaemonConfig {
   std::string db_group;               // may read the store (0640); empty: owner only (0600)
   std::optional<unsigned> db_gid;     // db_group's ID, resolved when the option is read
   std::string log_level = "info";
+  std::string log_file;         // also log here, with timestamps; empty: stderr (the journal) only
+  bool accum_log_file = true;   // append to log_file at start (OpenSM's default), else start it afresh
+  uint64_t log_max_size_mb = 0; // log_file moves to log_file.1 past this size; 0: no limit
+  bool daemon = false;          // OpenSM's -B: run in the background (needs log_file)
   std::string control_socket = "/run/fabricsm/fabricsm.sock";
   std::string metrics_listen;  // the Prometheus endpoint, "127.0.0.1:9684"; empty: none
   bool once = false;  // command line only

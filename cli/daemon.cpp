@@ -1,9 +1,14 @@
 #include "cli/daemon.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -11,6 +16,7 @@
 #include "cli/control.h"
 #include "cli/daemon_status.h"
 #include "cli/json.h"
+#include "cli/log_file.h"
 #include "cli/metrics_server.h"
 #include "cli/notify.h"
 #include "cli/port_spec.h"
@@ -33,7 +39,9 @@ constexpr int kExitConfig = 2;  // as cmd_run's for a bad option
 
 std::atomic<int> g_stop{0};
 std::atomic<bool> g_reload{false};
+std::atomic<bool> g_reopen{false};
 extern "C" void on_stop_signal(int sig) { g_stop.store(sig); }
+extern "C" void on_usr1_signal(int) { g_reopen.store(true); }
 
 // What reading the configuration found worth a warning (at start and on SIGHUP).
 void log_config_notes(sm::Logger& log, const DaemonConfig& cfg) {
@@ -51,14 +59,16 @@ void install_signal_handlers() {
   sigaction(SIGHUP, &sa, nullptr);
   sa.sa_handler = SIG_IGN;  // a `fabricsm status` that hangs up early must not kill the SM
   sigaction(SIGPIPE, &sa, nullptr);
-  // OpenSM's logrotate configuration sends SIGUSR1 to reopen its log file. fabricsm logs to
-  // stderr (the journal): nothing to reopen, and it must not kill the SM.
+  // SIGUSR1 reopens log_file, as logrotate's configuration for OpenSM expects; without one it
+  // does nothing (and never kills the SM).
+  sa.sa_handler = on_usr1_signal;
   sigaction(SIGUSR1, &sa, nullptr);
 }
 
 class Daemon {
  public:
-  Daemon(DaemonArgs args, sm::Logger& log) : a_(std::move(args)), log_(log) {}
+  Daemon(DaemonArgs args, sm::Logger& log, LogFile* log_file)
+      : a_(std::move(args)), log_(log), log_file_(log_file) {}
   int run();
 
  private:
@@ -73,6 +83,7 @@ class Daemon {
 
   DaemonArgs a_;
   sm::Logger& log_;
+  LogFile* log_file_;  // log_file, when set
   std::unique_ptr<mad::UmadTransport> transport_;
   std::unique_ptr<service::Service> service_;
   std::unique_ptr<cli::ControlServer> control_;
@@ -216,6 +227,12 @@ bool Daemon::tick() {
     return false;
   }
   if (g_reload.exchange(false)) reload();
+  if (g_reopen.exchange(false) && log_file_) {
+    if (auto r = log_file_->reopen(); r)
+      log_.info(sm::code::log_file_reopened, "SIGUSR1: log file {} reopened", log_file_->path());
+    else
+      log_.error(sm::code::log_file_failed, "SIGUSR1: {}", r.error().message);
+  }
   if (control_) serve_control();
   if (metrics_ && now >= next_metrics_) {
     next_metrics_ = now + kMetricsEvery;
@@ -305,11 +322,53 @@ int Daemon::run() {
   return rc;
 }
 
+// OpenSM's -B: the parent returns at once, the child runs detached with no terminal.
+bool daemonize() {
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    fmt::print(stderr, "fabricsm run: daemon: fork: {}\n", std::strerror(errno));
+    std::exit(1);
+  }
+  if (pid > 0) {
+    fmt::print("fabricsm: running in the background as PID {}\n", pid);
+    return false;
+  }
+  (void)::setsid();
+  const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null >= 0) {
+    for (int fd : {0, 1, 2}) (void)::dup2(null, fd);
+    if (null > 2) ::close(null);
+  }
+  return true;
+}
+
 }  // namespace
 
 int run_daemon(DaemonArgs args) {
   sm::Logger log(sm::parse_level(args.cfg.log_level));
-  Daemon d(std::move(args), log);
+  std::unique_ptr<LogFile> file;
+  if (!args.cfg.log_file.empty()) {
+    auto f = LogFile::open({.path = args.cfg.log_file, .append = args.cfg.accum_log_file,
+                            .max_bytes = args.cfg.log_max_size_mb << 20});
+    if (!f) {  // before anything started: the operator sees it on the terminal or in the journal
+      fmt::print(stderr, "fabricsm run: {}\n", f.error().message);
+      return kExitConfig;
+    }
+    file = std::move(*f);
+  }
+  if (args.cfg.daemon && !daemonize()) return 0;
+  if (file) {
+    const bool to_stderr = !args.cfg.daemon;
+    log.set_sink([&file, to_stderr](sm::Level, std::string_view line) {
+      if (to_stderr) {
+        std::fwrite(line.data(), 1, line.size(), stderr);
+        std::fputc('\n', stderr);
+        std::fflush(stderr);
+      }
+      file->write(line);
+    });
+  }
+  Daemon d(std::move(args), log, file.get());
   return d.run();
 }
 

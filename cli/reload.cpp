@@ -11,7 +11,8 @@ bool restart_only(const std::string& key) {
       "ca", "port", "guid", "sm_priority", "sm_key", "sticky_master", "sminfo_polling_timeout",
       "polling_retry_number", "activity_stall_polls", "max_wire_smps", "transaction_timeout",
       "transaction_retries", "db_path", "on_corrupt_db", "db_group", "control_socket", "lmc",
-      "metrics_listen", "perfmgr_max_outstanding_queries", "guid2lid_file"};
+      "metrics_listen", "perfmgr_max_outstanding_queries", "guid2lid_file", "log_file",
+      "accum_log_file", "log_max_size", "daemon"};
   return keys.count(key) != 0;
 }
 
@@ -38,6 +39,10 @@ Reload plan_reload(const DaemonConfig& running, const DaemonConfig& next) {
   r.apply.control_socket = running.control_socket;
   r.apply.perf.max_outstanding = running.perf.max_outstanding;
   r.apply.metrics_listen = running.metrics_listen;
+  r.apply.log_file = running.log_file;
+  r.apply.accum_log_file = running.accum_log_file;
+  r.apply.log_max_size_mb = running.log_max_size_mb;
+  r.apply.daemon = running.daemon;
   return r;
 }
 

@@ -136,5 +136,33 @@ lids=$(grep -m1 'I0303' "$work/daemon.log" | sed -E 's/.*LIDs: //')
 port_lids > "$work/lids.after"
 diff -q "$work/lids.before" "$work/lids.after" > /dev/null && log "restart: all $(wc -l < "$work/lids.after") ports keep their LIDs" ||
   fail "LIDs changed across the restart"
+# Sweep numbers go on across the restart (one number a sweep in the store).
+dup=$(sqlite3 "$work/fabricsm.db" 'SELECT count(*) - count(DISTINCT number) FROM sweeps')
+[ "$dup" = 0 ] && log "restart: sweep numbers go on ($(sqlite3 "$work/fabricsm.db" 'SELECT group_concat(number) FROM sweeps'))" ||
+  fail "sweep numbers repeat across the restart: $(sqlite3 "$work/fabricsm.db" 'SELECT group_concat(number) FROM sweeps')"
 sm_stop TERM || fail "second SIGTERM: non-zero exit"
+
+# A log file (OpenSM's -f): timestamps and codes, 0640, reopened on SIGUSR1 after logrotate's
+# move. Light sweeps a second: a second SM on the same port (no SIM_HOST) clears IsSM when it
+# exits (ibsim does); the master takes it back.
+(cd "$work/cwd" && LD_PRELOAD=$SHIM exec "$FABRICSM" run --config "$conf" --sweep_interval 1 -f "$work/sm-file.log" \
+   2> "$work/daemon.log") &
+sm_pid=$!
+wait_for 'SUBNET UP' "$work/sm-file.log" || fail "log file: no SUBNET UP in it"
+grep -q -E '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}[+-][0-9]{4} fabricsm\[I0101\]: starting' "$work/sm-file.log" &&
+  cmp -s <(sed -E 's/^[^ ]+ //' "$work/sm-file.log" | head -5) <(grep '^fabricsm\[' "$work/daemon.log" | head -5) &&
+  log "log file: $(head -1 "$work/sm-file.log")" || fail "log file lines: $(head -2 "$work/sm-file.log")"
+[ "$(stat -c %a "$work/sm-file.log")" = 640 ] || fail "log file mode $(stat -c %a "$work/sm-file.log"), want 640"
+mv "$work/sm-file.log" "$work/sm-file.log.1"
+kill -USR1 "$sm_pid"
+wait_for 'I0131' "$work/sm-file.log" 30 && kill -0 "$sm_pid" && log "SIGUSR1: $(grep -m1 -o 'I0131.*' "$work/sm-file.log")" ||
+  fail "SIGUSR1: no reopened log file"
+is_sm() { shim smpquery -D portinfo 0 2>/dev/null | grep -q 'IsSM'; }
+is_sm || fail "the master's port has no IsSM"
+(cd "$work/cwd" && LD_PRELOAD=$SHIM timeout 60 "$FABRICSM" run --once --sm_priority 0 --db_path "$work/second.db" \
+   --control_socket "$work/second.sock" > "$work/second.log" 2>&1)
+wait_for 'W0130' "$work/sm-file.log" 50 && is_sm &&
+  log "a second SM on the master's port came and went: $(grep -m1 -o 'W0130.*' "$work/sm-file.log"); IsSM set" ||
+  fail "IsSM after a second SM on the same port: $(shim smpquery -D portinfo 0 2>&1 | grep CapMask)"
+sm_stop TERM || fail "third SIGTERM: non-zero exit"
 exit $failed

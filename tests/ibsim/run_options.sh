@@ -3,7 +3,8 @@
 # fabric: clear errors (exit 1) for no device, a CA or port GUID that does not exist; usage
 # errors (exit 2) for a bad --db or config file, with the file's line; a config file that
 # sets the options; the port chosen by --ca/--port and by GUID; SIGINT stops the daemon with
-# exit status 0; a store that refuses writes makes `--once` fail (exit 1).
+# exit status 0; a store that refuses writes makes `--once` fail (exit 1); -B runs it in the
+# background with its log file.
 . "$(dirname "$0")/lib.sh"
 
 FABRICSM=$(realpath "$1")
@@ -65,6 +66,21 @@ if [ $rc -eq 0 ] && grep -q 'stopping on SIGINT' "$work/daemon.log"; then
   log "SIGINT: exit status 0"
 else
   log "FAIL: SIGINT gave exit status $rc"; tail -3 "$work/daemon.log"; failed=$((failed + 1))
+fi
+# OpenSM's -B: the command returns at once, the SM runs detached and logs to its -f file only;
+# without a log file it is refused.
+expect 2 'daemon: a daemon in the background has no stderr' "$FABRICSM" run -B --once --db "$work/bg.db"
+out=$(cd "$work/cwd" && LD_PRELOAD=$SHIM timeout 10 "$FABRICSM" run -B --once --db "$work/bg.db" \
+        --control_socket "$work/bg.sock" -f "$work/bg.log" 2> "$work/bg.err")
+bg=$(grep -o 'PID [0-9]*' <<< "$out" | grep -o '[0-9]*')
+i=0
+until grep -q 'SUBNET UP' "$work/bg.log" 2>/dev/null || [ $i -gt 200 ]; do i=$((i + 1)); sleep 0.05; done
+i=0
+while [ -n "$bg" ] && kill -0 "$bg" 2>/dev/null && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.05; done
+if [ -n "$bg" ] && grep -q 'SUBNET UP' "$work/bg.log" && [ ! -s "$work/bg.err" ] && ! kill -0 "$bg" 2>/dev/null; then
+  log "-B: in the background as PID $bg, SUBNET UP in its log file, nothing on the terminal"
+else
+  log "FAIL: -B: '$out', log: $(tail -2 "$work/bg.log" 2>&1), stderr: $(cat "$work/bg.err")"; failed=$((failed + 1))
 fi
 [ -z "$(ls "$work/cwd")" ] || { log "FAIL: the shim's sys-<pid> directories were left behind: $(ls "$work/cwd")"; failed=$((failed + 1)); }
 exit $failed
