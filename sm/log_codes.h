@@ -128,12 +128,12 @@ struct LogCode {
   X(mft_block_failed, 963, error, event, "an MFT block Set failed")                                    \
   X(stored_group_bad, 964, error, event, "a stored multicast group record does not decode")            \
   X(group_restored, 965, debug, quiet, "a multicast group came back from the store")                   \
-  X(broadcast_group, 966, info, quiet, "the IPoIB broadcast group of a partition, with its MLID")      \
+  X(broadcast_group, 966, info, quiet, "a group of a partition (IPoIB broadcast, mgid=), with its MLID")      \
   X(partition_group_deleted, 967, info, quiet, "a group deleted: its partition is gone, no full member") \
   X(member_left_fabric, 968, info, quiet, "a port left the fabric and its multicast groups")           \
   X(mft_top_failed, 969, error, event, "a SwitchInfo Set of MulticastFDBTop failed")                   \
   X(stored_group_refused, 970, error, event, "a stored multicast group could not be restored")        \
-  X(broadcast_group_failed, 971, error, event, "the IPoIB broadcast group of a partition could not be created") \
+  X(broadcast_group_failed, 971, error, event, "a group of a partition (IPoIB broadcast, mgid=) could not be created") \
   X(group_deleted, 972, info, quiet, "a group deleted: no full member left")                            \
   X(perfmgr_started, 1001, info, event, "the PerfMgr starts: counter sweep interval, queries in flight") \
   X(counter_sweep_started, 1002, debug, quiet, "a counter sweep starts: ports and nodes to read")     \

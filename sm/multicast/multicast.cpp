@@ -31,30 +31,32 @@ size_t Multicast::restore(std::span<const std::vector<uint8_t>> records) {
 
 void Multicast::ensure_partition_groups() {
   for (const Partition& p : cfg_.partitions.partitions) {
-    if (!p.ipoib) continue;
-    const mad::Gid mgid = mad::ipoib_broadcast_mgid(p.pkey, p.scope);
-    if (groups_.find(mgid)) {
-      groups_.set_kept(mgid, true);  // a client may have created it before the partition said ipoib
-      continue;
+    for (const PartitionGroup& pg : p.groups) {
+      if (groups_.find(pg.mgid)) {
+        groups_.set_kept(pg.mgid, true);  // a client may have created it before the partition named it
+        continue;
+      }
+      // As OpenSM: the full-member P_Key, exact MTU and rate, hop limit 0 for link-local.
+      GroupParams gp;
+      gp.qkey = pg.qkey;
+      gp.pkey = static_cast<uint16_t>(p.pkey | 0x8000);
+      gp.mtu = pg.mtu;
+      gp.rate = pg.rate;
+      gp.sl = pg.sl;
+      gp.tclass = pg.tclass;
+      gp.flow_label = pg.flow_label;
+      gp.scope = pg.mgid.mc_scope();
+      gp.hop_limit = gp.scope == 2 ? 0 : 0xFF;
+      gp.pkt_life = cfg_.sa.pkt_life;
+      auto g = groups_.create(pg.mgid, gp, true);
+      if (!g) {
+        log_.error(code::broadcast_group_failed, "multicast: group {} of partition {} (0x{:04x}): {}", pg.mgid.str(),
+                   p.name, p.pkey, g.error().message);
+        continue;
+      }
+      log_.info(code::broadcast_group, "multicast: group {} of partition {} has MLID 0x{:04x}", pg.mgid.str(), p.name,
+                (*g)->mlid.value());
     }
-    // As OpenSM: the full-member P_Key, exact MTU and rate, hop limit 0 for link-local.
-    GroupParams gp;
-    gp.qkey = p.qkey;
-    gp.pkey = static_cast<uint16_t>(p.pkey | 0x8000);
-    gp.mtu = p.mtu;
-    gp.rate = p.rate;
-    gp.sl = p.sl;
-    gp.scope = p.scope;
-    gp.hop_limit = p.scope == 2 ? 0 : 0xFF;
-    gp.pkt_life = cfg_.sa.pkt_life;
-    auto g = groups_.create(mgid, gp, true);
-    if (!g) {
-      log_.error(code::broadcast_group_failed, "multicast: IPoIB broadcast group of partition {} (0x{:04x}): {}", p.name, p.pkey,
-                 g.error().message);
-      continue;
-    }
-    log_.info(code::broadcast_group, "multicast: IPoIB broadcast group {} of partition {} has MLID 0x{:04x}", mgid.str(), p.name,
-              (*g)->mlid.value());
   }
 }
 
@@ -62,7 +64,7 @@ void Multicast::set_partitions(PartitionSet partitions) {
   cfg_.partitions = std::move(partitions);
   std::vector<mad::Gid> wanted;
   for (const Partition& p : cfg_.partitions.partitions)
-    if (p.ipoib) wanted.push_back(mad::ipoib_broadcast_mgid(p.pkey, p.scope));
+    for (const PartitionGroup& pg : p.groups) wanted.push_back(pg.mgid);
   std::vector<mad::Gid> gone;
   for (const auto& [mgid, g] : groups_.groups())
     if (g.kept && std::find(wanted.begin(), wanted.end(), mgid) == wanted.end()) gone.push_back(mgid);

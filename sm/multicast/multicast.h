@@ -1,5 +1,6 @@
 // Multicast for the SM: the group registry (groups.h), its SA face (MCMemberRecord,
-// mcmember.h), the IPoIB broadcast group of every partition with ipoib set, and the MFTs
+// mcmember.h), the groups the partitions keep (the IPoIB broadcast group of every ipoib
+// partition, mgid= lines), and the MFTs
 // (tree.h, mft.h). The SubnetManager programs the MFTs through sm::MulticastTables after the
 // LFTs of each sweep (the topology may have changed) and, between sweeps, at the next tick
 // after joins or leaves changed a group, so a burst of joins costs one pass. The owner (the
@@ -42,10 +43,10 @@ class Multicast final : public MulticastTables {
   // held (what switches hold is still known, so the next pass writes only differences). A bad
   // record is logged and skipped. Returns how many came back.
   size_t restore(std::span<const std::vector<uint8_t>> records);
-  // Creates the IPoIB broadcast group of every ipoib partition that has none yet.
+  // Creates the groups the partitions keep (IPoIB broadcast groups, mgid= lines) that do not exist yet.
   void ensure_partition_groups();
-  // A new partition set (SIGHUP): new ipoib partitions get their groups; the broadcast group
-  // of a partition that is gone is no longer kept, and goes when it has no full member.
+  // A new partition set (SIGHUP): new partition groups are created; a group the partitions no
+  // longer name is no longer kept, and goes when it has no full member.
   void set_partitions(PartitionSet partitions);
 
   // After a sweep: members whose port is no longer in the fabric leave every group (as if
