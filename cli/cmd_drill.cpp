@@ -145,7 +145,7 @@ int cmd_drill(int argc, char** argv) {
   const sm::Level level = sm::parse_level(a.log_level, &level_ok);
   if (!level_ok) return usage(fmt::format("bad --log-level '{}'", a.log_level));
   if (!a.topology.empty() && !a.fat_tree.empty()) return usage("give --topology or --fat-tree, not both");
-  if (a.sms < 1 || a.sms > 16) return usage("--sms must be 1-16");
+  if (a.sms < 1 || a.sms > 16) return usage(fmt::format("--sms {}: must be 1-16", a.sms));
   if (a.settle_ms < 100) return usage(fmt::format("--settle-ms {}: must be 100 or more", a.settle_ms));
   if (!(a.loss >= 0 && a.loss < 1)) return usage(fmt::format("--loss {}: must be in [0, 1)", a.loss));
   if (auto c = routing::parse_chain(a.routing); !c) return usage(c.error().message);
