@@ -31,6 +31,12 @@ int cmd_config(int argc, char** argv) {
     usage(stdout);
     return 0;
   }
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]).starts_with("-")) {  // there is no option but --help
+      fmt::print(stderr, "fabricsm config: unrecognised option '{}'\n", argv[i]);
+      usage(stderr);
+      return kExitUsage;
+    }
   if (argc != 3 || (std::string_view(argv[1]) != "import" && std::string_view(argv[1]) != "check")) {
     usage(stderr);
     return kExitUsage;

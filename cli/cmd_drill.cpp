@@ -1,6 +1,7 @@
 // fabricsm drill: failover drills with several SMs on one simulated fabric (see drill.h).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include "sim/generators.h"
 #include "sim/netfile.h"
 #include "cli/commands.h"
+#include "cli/usage.h"
 #include "cli/drill.h"
 #include "cli/ha_options.h"
 #include "cli/json.h"
@@ -22,7 +24,7 @@ namespace {
 
 struct Args {
   std::string topology, fat_tree, priorities, sm_nodes, events = "kill,return,partition,heal,loss";
-  std::string routing = "minhop", log_level = "error";
+  std::string routing{kDefaultRoutingEngine}, log_level = "error";
   int sms = 3;
   int settle_ms = 3000;
   double loss = 0.05;
@@ -47,26 +49,20 @@ mad::Result<sim::FabricSpec> load_spec(const Args& a, std::string& label) {
   unsigned levels = 3, radix = 16;
   char extra = 0;
   if (!a.fat_tree.empty() && std::sscanf(a.fat_tree.c_str(), "%u,%u%c", &levels, &radix, &extra) != 2)
-    return mad::fail(mad::Errc::parse, fmt::format("--fat-tree wants LEVELS,RADIX, not '{}'", a.fat_tree));
+    return mad::fail(mad::Errc::invalid, fmt::format("--fat-tree wants LEVELS,RADIX, not '{}'", a.fat_tree));
   label = fmt::format("{}-level fat tree, radix {}", levels, radix);
   return sim::make_fat_tree(levels, radix);
 }
 
-std::string opt_ms(const std::optional<double>& v) { return v ? fmt::format("{:.1f}", *v) : "null"; }
 std::string text_ms(const std::optional<double>& v) { return v ? fmt::format("{:.0f} ms", *v) : "-"; }
 
-std::string json_event(const EventResult& e) {
-  std::string notes;
-  for (const auto& n : e.notes) notes += (notes.empty() ? "" : ", ") + json_quote(n);
-  std::string masters;
-  for (const auto& m : e.masters) masters += (masters.empty() ? "" : ", ") + json_quote(m);
-  return fmt::format(
-      "{{\"event\": {}, \"detail\": {}, \"at_ms\": {:.1f}, \"detection_ms\": {}, \"master_ms\": {}, "
-      "\"up_ms\": {}, \"lids_changed\": {}, \"lft_blocks\": {}, \"rereg_ports\": {}, \"false_alarms\": {}, "
-      "\"masters\": [{}], \"partitions\": {}, \"one_master\": {}, \"routed\": {}, \"notes\": [{}]}}",
-      json_quote(e.event), json_quote(e.detail), e.at_ms, opt_ms(e.detection_ms), opt_ms(e.master_ms),
-      opt_ms(e.up_ms), e.lids_changed, e.lft_blocks, e.rereg_ports, e.false_alarms, masters, e.partitions,
-      e.one_master, e.routed ? (*e.routed ? "true" : "false") : "null", notes);
+Json json_event(const EventResult& e) {
+  return {{"event", e.event}, {"detail", e.detail}, {"at_ms", rounded(e.at_ms, 1)},
+          {"detection_ms", rounded_or_null(e.detection_ms, 1)}, {"master_ms", rounded_or_null(e.master_ms, 1)},
+          {"up_ms", rounded_or_null(e.up_ms, 1)}, {"lids_changed", e.lids_changed}, {"lft_blocks", e.lft_blocks},
+          {"rereg_ports", e.rereg_ports}, {"false_alarms", e.false_alarms}, {"masters", e.masters},
+          {"partitions", e.partitions}, {"one_master", e.one_master},
+          {"routed", e.routed ? Json(*e.routed) : Json(nullptr)}, {"notes", e.notes}};
 }
 
 void print_text(const DrillResult& r) {
@@ -128,11 +124,14 @@ int cmd_drill(int argc, char** argv) {
   add_ha_options(opts, a.ha);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
+    const po::parsed_options parsed = po::command_line_parser(argc, argv).options(opts).run();
+    if (const std::string w = stray_word(parsed); !w.empty())
+      throw po::error(fmt::format("unexpected argument '{}'", w));
+    po::store(parsed, vm);
     po::notify(vm);
   } catch (const std::exception& e) {
     fmt::print(stderr, "fabricsm drill: {}\n", e.what());
-    return 2;
+    return kExitUsage;
   }
   if (vm.count("help")) {
     std::cout << opts << "\n";
@@ -140,14 +139,15 @@ int cmd_drill(int argc, char** argv) {
   }
   auto usage = [](const std::string& m) {
     fmt::print(stderr, "fabricsm drill: {}\n", m);
-    return 2;
+    return kExitUsage;
   };
   bool level_ok = false;
   const sm::Level level = sm::parse_level(a.log_level, &level_ok);
   if (!level_ok) return usage(fmt::format("bad --log-level '{}'", a.log_level));
   if (!a.topology.empty() && !a.fat_tree.empty()) return usage("give --topology or --fat-tree, not both");
-  if (a.sms < 1 || a.sms > 16) return usage("--sms must be 1-16");
-  if (a.settle_ms < 100 || a.loss < 0 || a.loss >= 1) return usage("--settle-ms must be >= 100, --loss in [0, 1)");
+  if (a.sms < 1 || a.sms > 16) return usage(fmt::format("--sms {}: must be 1-16", a.sms));
+  if (a.settle_ms < 100) return usage(fmt::format("--settle-ms {}: must be 100 or more", a.settle_ms));
+  if (!(a.loss >= 0 && a.loss < 1)) return usage(fmt::format("--loss {}: must be in [0, 1)", a.loss));
   if (auto c = routing::parse_chain(a.routing); !c) return usage(c.error().message);
   std::vector<int> prios;
   for (const auto& p : split(a.priorities)) {
@@ -158,15 +158,18 @@ int cmd_drill(int argc, char** argv) {
   if (!prios.empty() && prios.size() != static_cast<size_t>(a.sms))
     return usage(fmt::format("--priorities lists {} values for {} SMs", prios.size(), a.sms));
   for (int i = static_cast<int>(prios.size()); i < a.sms; ++i) prios.push_back(std::max(0, 15 - 5 * i));
+  for (const std::string& e : split(a.events))
+    if (std::find(std::begin(kDrillEvents), std::end(kDrillEvents), e) == std::end(kDrillEvents))
+      return usage(fmt::format("--events: unknown drill event '{}' (kill, kill-standby, return, partition, heal, loss)", e));
   std::vector<std::string> nodes = split(a.sm_nodes);
   if (!nodes.empty() && nodes.size() != static_cast<size_t>(a.sms))
     return usage(fmt::format("--sm-nodes lists {} nodes for {} SMs", nodes.size(), a.sms));
 
   std::string label;
   auto spec = load_spec(a, label);
-  if (!spec) {
+  if (!spec) {  // a --fat-tree that cannot be built is a usage error; a net file that cannot be read is not
     fmt::print(stderr, "fabricsm drill: {}\n", spec.error().message);
-    return 1;
+    return spec.error().code == mad::Errc::invalid ? kExitUsage : 1;
   }
   if (nodes.empty()) {  // CAs spread over the fabric: first, and at even steps
     std::vector<std::string> cas;
@@ -202,12 +205,10 @@ int cmd_drill(int argc, char** argv) {
   }
   r->fabric = label;
   if (a.json) {
-    std::string events;
-    for (const auto& e : r->events) events += (events.empty() ? "" : ", ") + json_event(e);
-    std::string sms_json;
-    for (const auto& s : r->sms) sms_json += (sms_json.empty() ? "" : ", ") + json_quote(s);
-    fmt::print("{{\"fabric\": {}, \"sms\": [{}], \"bring_up\": {}, \"events\": [{}], \"ok\": {}}}\n",
-               json_quote(r->fabric), sms_json, json_event(r->bring_up), events, r->ok());
+    Json events = Json::array();
+    for (const auto& e : r->events) events.push_back(json_event(e));
+    fmt::print("{}\n", json_text(Json{{"fabric", r->fabric}, {"sms", r->sms}, {"bring_up", json_event(r->bring_up)},
+                                     {"events", std::move(events)}, {"ok", r->ok()}}));
   } else {
     print_text(*r);
   }

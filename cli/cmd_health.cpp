@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/control.h"
+#include "cli/json.h"
 #include "cli/port_spec.h"
 
 namespace po = boost::program_options;
@@ -34,7 +35,7 @@ int cmd_health(int argc, char** argv) {
     po::notify(vm);
   } catch (const std::exception& e) {
     fmt::print(stderr, "fabricsm health: {}\n", e.what());
-    return 2;
+    return kExitUsage;
   }
   if (vm.count("help")) {
     std::cout << opts << "\n";
@@ -43,20 +44,26 @@ int cmd_health(int argc, char** argv) {
   if (what != "clear") {
     fmt::print(stderr, "fabricsm health: {}; the command is `fabricsm health clear`\n",
                what.empty() ? "nothing asked" : fmt::format("unknown request '{}'", what));
-    return 2;
+    return kExitUsage;
   }
   if (!port.empty())
     if (auto p = parse_port_spec(port); !p) {
       fmt::print(stderr, "fabricsm health: --port: {}\n", p.error().message);
-      return 2;
+      return kExitUsage;
     }
   auto r = control_request(socket, port.empty() ? "health clear" : "health clear " + port);
   if (!r) {
     fmt::print(stderr, "fabricsm health: {}\n", r.error().message);
     return 1;
   }
-  fmt::print("{}\n", *r);
-  return r->find("\"error\"") == std::string::npos ? 0 : 1;
+  // The daemon's answer, JSON: {"cleared": N} or {"error": "..."}.
+  const Json answer = Json::parse(*r, nullptr, false);
+  if (!answer.is_object()) {
+    fmt::print(stderr, "fabricsm health: the daemon's answer is not JSON: {}\n", *r);
+    return 1;
+  }
+  fmt::print("{}\n", json_text(answer));
+  return answer.contains("error") ? 1 : 0;
 }
 
 }  // namespace cli

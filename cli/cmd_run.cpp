@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/usage.h"
 #include "cli/daemon.h"
 #include "cli/config.h"
 
@@ -94,7 +95,10 @@ int cmd_run(int argc, char** argv) {
   po::variables_map vm;
   try {
     const std::vector<std::string> args = canonical_args(argc, argv);
-    po::store(po::command_line_parser(args).options(all).run(), vm);
+    const po::parsed_options parsed = po::command_line_parser(args).options(all).run();
+    if (const std::string w = stray_word(parsed); !w.empty())
+      throw po::error(fmt::format("unexpected argument '{}'", w));
+    po::store(parsed, vm);
     po::notify(vm);
   } catch (const std::exception& e) {
     fmt::print(stderr, "fabricsm run: {}\n", e.what());

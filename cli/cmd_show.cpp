@@ -6,6 +6,7 @@
 #include <chrono>
 #include <ctime>
 #include <iostream>
+#include <set>
 
 #include "cli/commands.h"
 #include "cli/show_counters.h"
@@ -29,6 +30,13 @@ std::string when_ms(int64_t ms) {
 namespace {
 
 std::string guid(uint64_t g) { return fmt::format("0x{:016x}", g); }
+// A time as the table shows it (UTC), null in JSON when never.
+Cell when(int64_t ms) { return ms > 0 ? Cell(when_ms(ms)) : Cell::none(); }
+// A log code as the log line writes it: the level's letter and four digits ("I0101").
+std::string code_name(const std::string& level, int64_t code) {
+  const char letter = level == "error" ? 'E' : level == "warn" ? 'W' : level == "debug" ? 'D' : 'I';
+  return fmt::format("{}{:04d}", letter, code);
+}
 const char* type_name(int64_t t) { return t == 2 ? "switch" : t == 3 ? "router" : "CA"; }
 const char* state_name(int64_t s) {
   static const char* n[] = {"-", "Down", "Init", "Armed", "Active"};
@@ -39,7 +47,7 @@ using Fill = mad::Result<Table> (*)(sm::store::Db&, const std::vector<std::strin
 
 mad::Result<Table> query(sm::store::Db& db, const std::string& sql, std::vector<std::string> cols,
                          std::vector<bool> numeric,
-                         const std::function<std::vector<std::string>(const sm::store::Stmt&)>& row,
+                         const std::function<std::vector<Cell>(const sm::store::Stmt&)>& row,
                          const std::function<void(sm::store::Stmt&)>& bind = {}) {
   auto st = db.prepare(sql);
   if (!st) return std::unexpected(st.error());
@@ -63,6 +71,7 @@ int cmd_show(int argc, char** argv) {
   int limit = 50;
   std::string port_spec;
   CountersQuery counters;
+  int top = 0;
   po::options_description opts(
       "fabricsm show {nodes|links|lids|routes LID|events|sweeps|sms|counters|health} [--db PATH] [--json]\n"
       "              counters [--port NODE:PORT] [--top N [--by COUNTER]]\n\n"
@@ -71,7 +80,7 @@ int cmd_show(int argc, char** argv) {
       "json", po::bool_switch(&json), "JSON instead of a table")(
       "limit", po::value(&limit)->default_value(limit), "events and sweeps: the newest this many")(
       "port", po::value(&port_spec), "counters: only this port (node GUID or description, ':', port)")(
-      "top", po::value(&counters.top), "counters: the N ports with the highest rate of --by")(
+      "top", po::value(&top), "counters: the N ports with the highest rate of --by")(
       "by", po::value(&counters.by)->default_value(counters.by), "counters: the counter whose rate --top orders by");
   po::options_description hidden;
   hidden.add_options()("what", po::value(&what))("args", po::value(&args));
@@ -85,11 +94,40 @@ int cmd_show(int argc, char** argv) {
     po::notify(vm);
   } catch (const std::exception& e) {
     fmt::print(stderr, "fabricsm show: {}\n", e.what());
-    return 2;
+    return kExitUsage;
   }
-  if (vm.count("help") || what.empty()) {
+  if (vm.count("help")) {
     std::cout << opts << "\n";
-    return what.empty() && !vm.count("help") ? 2 : 0;
+    return 0;
+  }
+  // Usage errors before the store is opened: they are the same whether it exists or not.
+  auto usage = [](const std::string& m) {
+    fmt::print(stderr, "fabricsm show: {}\n", m);
+    return kExitUsage;
+  };
+  static const std::set<std::string> kTables = {"nodes", "links", "lids", "routes", "events", "sweeps", "sms",
+                                                "counters", "health"};
+  if (what.empty()) return usage("which table? (nodes, links, lids, routes LID, events, sweeps, sms, counters, health)");
+  if (!kTables.contains(what))
+    return usage(fmt::format("unknown table '{}' (nodes, links, lids, routes LID, events, sweeps, sms, counters, health)", what));
+  long lid = 0;
+  if (what == "routes") {
+    if (args.size() != 1) return usage("routes: give one destination LID");
+    char* end = nullptr;
+    lid = std::strtol(args[0].c_str(), &end, 0);
+    if (*end != '\0' || lid <= 0 || lid > 0xBFFF) return usage(fmt::format("routes: '{}' is not a unicast LID", args[0]));
+  } else if (!args.empty()) {
+    return usage(fmt::format("{}: unexpected argument '{}'", what, args[0]));
+  }
+  if (limit < 1) return usage(fmt::format("--limit {}: must be 1 or more", limit));
+  if (what != "counters" && (vm.count("port") || vm.count("top") || !vm["by"].defaulted()))
+    return usage("--port, --top and --by are options of `show counters`");
+  if (vm.count("top") && top < 1) return usage(fmt::format("--top {}: must be 1 or more", top));
+  counters.top = static_cast<size_t>(top);
+  if (!port_spec.empty()) {
+    auto p = parse_port_spec(port_spec);
+    if (!p) return usage(fmt::format("--port: {}", p.error().message));
+    counters.port = *p;
   }
   auto store = sm::store::Store::open({.path = db_path, .read_only = true});
   if (!store) {
@@ -97,17 +135,7 @@ int cmd_show(int argc, char** argv) {
     return 1;
   }
   sm::store::Db& db = (*store)->db();
-  mad::Result<Table> t = mad::fail(
-      mad::Errc::invalid,
-      fmt::format("unknown table '{}' (nodes, links, lids, routes LID, events, sweeps, sms, counters, health)", what));
-  if (!port_spec.empty()) {
-    auto p = parse_port_spec(port_spec);
-    if (!p) {
-      fmt::print(stderr, "fabricsm show: --port: {}\n", p.error().message);
-      return 2;
-    }
-    counters.port = *p;
-  }
+  mad::Result<Table> t = mad::fail(mad::Errc::invalid, "no table");
   if (what == "counters") {
     t = counters_table(**store, counters, json);
   } else if (what == "health") {
@@ -116,8 +144,8 @@ int cmd_show(int argc, char** argv) {
     t = query(db, "SELECT guid, type, num_ports, description, present, first_seen, last_seen FROM nodes ORDER BY guid",
               {"guid", "type", "ports", "description", "present", "first_seen", "last_seen"},
               {false, false, true, false, false, false, false}, [](const sm::store::Stmt& s) {
-                return std::vector<std::string>{guid(s.u64(0)), type_name(s.i64(1)), std::to_string(s.i64(2)),
-                                                s.text(3), s.i64(4) ? "yes" : "no", when_ms(s.i64(5)), when_ms(s.i64(6))};
+                return std::vector<Cell>{guid(s.u64(0)), type_name(s.i64(1)), Cell::number(s.i64(2)), s.text(3),
+                                         Cell::flag(s.i64(4) != 0), when(s.i64(5)), when(s.i64(6))};
               });
   } else if (what == "links") {
     t = query(db,
@@ -126,31 +154,33 @@ int cmd_show(int argc, char** argv) {
               "ORDER BY l.a_guid, l.a_port",
               {"from", "from_port", "to", "to_port", "width", "speed", "ext_speed", "state"},
               {false, true, false, true, true, true, true, false}, [](const sm::store::Stmt& s) {
-                return std::vector<std::string>{s.text(0), std::to_string(s.i64(1)), s.text(2), std::to_string(s.i64(3)),
-                                                std::to_string(s.i64(4)), std::to_string(s.i64(5)),
-                                                std::to_string(s.i64(6)), state_name(s.i64(7))};
+                return std::vector<Cell>{s.text(0), Cell::number(s.i64(1)), s.text(2), Cell::number(s.i64(3)),
+                                         Cell::number(s.i64(4)), Cell::number(s.i64(5)), Cell::number(s.i64(6)),
+                                         state_name(s.i64(7))};
               });
   } else if (what == "lids") {
     t = query(db,
-              "SELECT l.lid, l.lmc, l.port_guid, coalesce(n.description, ''), coalesce(p.port, ''), l.first_seen, "
+              "SELECT l.lid, l.lmc, l.port_guid, coalesce(n.description, ''), coalesce(p.port, -1), l.first_seen, "
               "l.last_seen, p.node_guid IS NOT NULL FROM lids l LEFT JOIN ports p ON p.port_guid = l.port_guid "
               "AND (p.port = 0 OR p.port_guid != p.node_guid) LEFT JOIN nodes n ON n.guid = p.node_guid "
               "GROUP BY l.port_guid ORDER BY l.lid",
               {"lid", "lmc", "port_guid", "node", "port", "first_seen", "last_seen", "present"},
               {true, true, false, false, true, false, false, false}, [](const sm::store::Stmt& s) {
-                return std::vector<std::string>{std::to_string(s.i64(0)), std::to_string(s.i64(1)), guid(s.u64(2)),
-                                                s.text(3), s.text(4), when_ms(s.i64(5)), when_ms(s.i64(6)),
-                                                s.i64(7) ? "yes" : "no"};
+                return std::vector<Cell>{Cell::number(s.i64(0)), Cell::number(s.i64(1)), guid(s.u64(2)), s.text(3),
+                                         s.i64(4) < 0 ? Cell::none("") : Cell::number(s.i64(4)), when(s.i64(5)),
+                                         when(s.i64(6)), Cell::flag(s.i64(7) != 0)};
               });
   } else if (what == "routes") {
-    if (args.size() != 1) {
-      fmt::print(stderr, "fabricsm show routes: give one destination LID\n");
-      return 2;
+    // A LID no port holds would list every switch as "(no route)": say so instead.
+    auto holder = db.prepare("SELECT count(*) FROM lids WHERE lid <= ?1 AND ?1 < lid + (1 << lmc)");
+    if (!holder) {
+      fmt::print(stderr, "fabricsm show: {}\n", holder.error().message);
+      return 1;
     }
-    const long lid = std::strtol(args[0].c_str(), nullptr, 0);
-    if (lid <= 0 || lid > 0xBFFF) {
-      fmt::print(stderr, "fabricsm show routes: '{}' is not a unicast LID\n", args[0]);
-      return 2;
+    holder->bind(1, static_cast<int64_t>(lid));
+    if (auto r = holder->step(); r && *r && holder->i64(0) == 0) {
+      fmt::print(stderr, "fabricsm show routes: no port has LID {} (`fabricsm show lids` lists them)\n", lid);
+      return 1;
     }
     // Each switch's entry for the LID, and where that port leads.
     t = query(db,
@@ -171,14 +201,16 @@ int cmd_show(int argc, char** argv) {
                     if (auto r = q->step(); r && *r) next = fmt::format("{}[{}]", q->text(0), q->i64(1));
                   }
                 }
-                return std::vector<std::string>{s.text(0), guid(s.u64(1)), port == 255 ? "-" : std::to_string(port), next};
+                return std::vector<Cell>{s.text(0), guid(s.u64(1)), port == 255 ? Cell::none() : Cell::number(port), next};
               },
               [&](sm::store::Stmt& s) { s.bind(1, static_cast<int64_t>(lid)); });
   } else if (what == "events") {
     t = query(db, "SELECT time, level, code, message FROM (SELECT * FROM events ORDER BY id DESC LIMIT ?1) ORDER BY id",
               {"time", "level", "code", "message"}, {false, false, true, false},
               [](const sm::store::Stmt& s) {
-                return std::vector<std::string>{when_ms(s.i64(0)), s.text(1), fmt::format("{:04d}", s.i64(2)), s.text(3)};
+                Cell code = code_name(s.text(1), s.i64(2));
+                code.text = fmt::format("{:04d}", s.i64(2));  // the level is the column before
+                return std::vector<Cell>{when(s.i64(0)), s.text(1), std::move(code), s.text(3)};
               },
               [&](sm::store::Stmt& s) { s.bind(1, limit); });
   } else if (what == "sweeps") {
@@ -189,11 +221,10 @@ int cmd_show(int argc, char** argv) {
                "ms", "engine"},
               {true, false, false, false, false, true, true, true, true, true, true, false},
               [](const sm::store::Stmt& s) {
-                return std::vector<std::string>{
-                    std::to_string(s.i64(0)), when_ms(s.i64(1)), s.i64(2) ? "heavy" : "incremental", s.text(3),
-                    s.i64(4) ? "yes" : "NO", std::to_string(s.i64(5)), std::to_string(s.i64(6)),
-                    std::to_string(s.i64(7)), std::to_string(s.i64(8)), std::to_string(s.i64(9)),
-                    fmt::format("{:.1f}", s.f64(10)), s.text(11)};
+                return std::vector<Cell>{Cell::number(s.i64(0)), when(s.i64(1)), s.i64(2) ? "heavy" : "incremental",
+                                         s.text(3), Cell::flag(s.i64(4) != 0, "yes", "NO"), Cell::number(s.i64(5)),
+                                         Cell::number(s.i64(6)), Cell::number(s.i64(7)), Cell::number(s.i64(8)),
+                                         Cell::number(s.i64(9)), Cell::real(s.f64(10), 1), s.text(11)};
               },
               [&](sm::store::Stmt& s) { s.bind(1, limit); });
   } else if (what == "sms") {
@@ -202,16 +233,16 @@ int cmd_show(int argc, char** argv) {
               {false, true, true, false, true, false, false, false}, [](const sm::store::Stmt& s) {
                 static const char* st[] = {"NotActive", "Discovering", "Standby", "Master"};
                 const int64_t k = s.i64(3);
-                return std::vector<std::string>{guid(s.u64(0)), std::to_string(s.i64(1)), std::to_string(s.i64(2)),
-                                                k >= 0 && k <= 3 ? st[k] : "?", std::to_string(s.i64(4)),
-                                                s.i64(5) ? "yes" : "NO", when_ms(s.i64(6)), when_ms(s.i64(7))};
+                return std::vector<Cell>{guid(s.u64(0)), Cell::number(s.i64(1)), Cell::number(s.i64(2)),
+                                         k >= 0 && k <= 3 ? st[k] : "?", Cell::number(s.i64(4)),
+                                         Cell::flag(s.i64(5) != 0, "yes", "NO"), when(s.i64(6)), when(s.i64(7))};
               });
   }
   if (!t) {
     fmt::print(stderr, "fabricsm show: {}\n", t.error().message);
-    return t.error().code == mad::Errc::invalid ? 2 : 1;
+    return t.error().code == mad::Errc::invalid ? kExitUsage : 1;  // --by: not a counter
   }
-  fmt::print("{}", json ? t->json() : t->text());
+  fmt::print("{}", json ? json_text(t->json()) + "\n" : t->text());
   return 0;
 }
 

@@ -13,7 +13,7 @@ namespace {
 namespace pm = sm::perfmgr;
 
 std::string end_name(const pm::PortEnd& e) { return fmt::format("{}[{}]", e.description, e.port); }
-std::string rate(double bytes_per_s) { return fmt::format("{:.2f}", bytes_per_s / 1e6); }
+Cell rate(double bytes_per_s) { return Cell::real(bytes_per_s / 1e6, 2); }
 
 std::optional<size_t> counter_index(std::string_view name) {
   for (size_t i = 0; i < pm::kCounters; ++i)
@@ -59,25 +59,25 @@ mad::Result<Table> counters_table(sm::store::Store& store, const CountersQuery& 
   for (const pm::PortSample& p : rows) {
     const auto& v = p.totals;
     if (json) {
-      std::vector<std::string> r = {p.local.description, fmt::format("{}", p.local.node), std::to_string(p.local.port),
-                                    std::to_string(p.local.lid), p.remote ? p.remote->description : "",
-                                    p.remote ? fmt::format("{}", p.remote->node) : "",
-                                    p.remote ? std::to_string(p.remote->port) : "", std::to_string(p.sampled_ms),
-                                    p.extended ? "yes" : "no"};
+      std::vector<Cell> r = {p.local.description, fmt::format("{}", p.local.node), Cell::number(p.local.port),
+                             Cell::number(p.local.lid), p.remote ? Cell(p.remote->description) : Cell::none(""),
+                             p.remote ? Cell(fmt::format("{}", p.remote->node)) : Cell::none(""),
+                             p.remote ? Cell::number(p.remote->port) : Cell::none(""), Cell::number(p.sampled_ms),
+                             Cell::flag(p.extended)};
       for (size_t i = 0; i < pm::kCounters; ++i) {
-        r.push_back(std::to_string(v[i]));
-        r.push_back(fmt::format("{:.3f}", p.rates[i]));
+        r.push_back(Cell::number(v[i]));
+        r.push_back(Cell::real(p.rates[i], 3));
       }
       t.rows.push_back(std::move(r));
       continue;
     }
     using pm::Counter;
     using pm::index;
-    t.rows.push_back({p.local.description, std::to_string(p.local.port), std::to_string(p.local.lid),
-                      p.remote ? end_name(*p.remote) : "-", std::to_string(v[index(Counter::symbol_errors)]),
-                      std::to_string(v[index(Counter::link_error_recovery)]),
-                      std::to_string(v[index(Counter::link_downed)]), std::to_string(v[index(Counter::rcv_errors)]),
-                      std::to_string(v[index(Counter::xmit_discards)]), std::to_string(v[index(Counter::xmit_wait)]),
+    t.rows.push_back({p.local.description, Cell::number(p.local.port), Cell::number(p.local.lid),
+                      p.remote ? Cell(end_name(*p.remote)) : Cell::none(), Cell::number(v[index(Counter::symbol_errors)]),
+                      Cell::number(v[index(Counter::link_error_recovery)]),
+                      Cell::number(v[index(Counter::link_downed)]), Cell::number(v[index(Counter::rcv_errors)]),
+                      Cell::number(v[index(Counter::xmit_discards)]), Cell::number(v[index(Counter::xmit_wait)]),
                       rate(p.rates[index(Counter::xmit_data)]), rate(p.rates[index(Counter::rcv_data)])});
   }
   return t;
@@ -92,9 +92,12 @@ mad::Result<Table> health_table(sm::store::Store& store) {
           {false, false, false, false, true, false, false, true, false, false, false, false}};
   for (const pm::Finding& f : *findings)
     t.rows.push_back({f.rule, f.severity == pm::Severity::error ? "error" : "warning", end_name(f.at),
-                      fmt::format("{}", f.at.node), std::to_string(f.at.lid), f.peer ? end_name(*f.peer) : "-",
-                      f.peer ? fmt::format("{}", f.peer->node) : "", f.peer ? std::to_string(f.peer->lid) : "",
-                      f.what, when_ms(f.first_ms), when_ms(f.last_ms), f.isolated ? "yes" : "no"});
+                      fmt::format("{}", f.at.node), Cell::number(f.at.lid),
+                      f.peer ? Cell(end_name(*f.peer)) : Cell::none(),
+                      f.peer ? Cell(fmt::format("{}", f.peer->node)) : Cell::none(""),
+                      f.peer ? Cell::number(f.peer->lid) : Cell::none(""), f.what,
+                      f.first_ms > 0 ? Cell(when_ms(f.first_ms)) : Cell::none(),
+                      f.last_ms > 0 ? Cell(when_ms(f.last_ms)) : Cell::none(), Cell::flag(f.isolated)});
   return t;
 }
 

@@ -13,6 +13,7 @@
 #include "sim/generators.h"
 #include "sim/netfile.h"
 #include "cli/commands.h"
+#include "cli/usage.h"
 #include "cli/sim_report.h"
 #include "cli/sim_run.h"
 #include "cli/svg_plot.h"
@@ -44,7 +45,7 @@ mad::Result<sim::FabricSpec> load_spec(const Args& a, std::string& label) {
   char extra = 0;
   if (!a.fat_tree.empty() &&
       std::sscanf(a.fat_tree.c_str(), "%u,%u%c", &levels, &radix, &extra) != 2)
-    return mad::fail(mad::Errc::parse, fmt::format("--fat-tree wants LEVELS,RADIX, not '{}'", a.fat_tree));
+    return mad::fail(mad::Errc::invalid, fmt::format("--fat-tree wants LEVELS,RADIX, not '{}'", a.fat_tree));
   label = fmt::format("{}-level fat tree, radix {}", levels, radix);
   return sim::make_fat_tree(levels, radix);
 }
@@ -88,11 +89,14 @@ int cmd_sim(int argc, char** argv) {
       ("json", po::bool_switch(&a.json), "print the summary as one JSON object");
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
+    const po::parsed_options parsed = po::command_line_parser(argc, argv).options(opts).run();
+    if (const std::string w = stray_word(parsed); !w.empty())
+      throw po::error(fmt::format("unexpected argument '{}'", w));
+    po::store(parsed, vm);
     po::notify(vm);
   } catch (const std::exception& e) {
     fmt::print(stderr, "fabricsm sim: {}\n", e.what());
-    return 2;
+    return kExitUsage;
   }
   if (vm.count("help")) {
     std::cout << opts << "\n";
@@ -103,8 +107,11 @@ int cmd_sim(int argc, char** argv) {
   std::string bad;
   if (!a.topology.empty() && !a.fat_tree.empty()) bad = "give --topology or --fat-tree, not both";
   else if (!level_ok) bad = fmt::format("bad --log-level '{}'", a.log_level);
-  else if (a.run.window < 1 || a.run.loss < 0 || a.run.loss >= 1 || a.run.max_sweeps < 1)
-    bad = "--window must be >= 1, --loss in [0, 1), --max-sweeps >= 1";
+  else if (a.run.window < 1) bad = fmt::format("--window {}: must be 1 or more", a.run.window);
+  else if (!(a.run.loss >= 0 && a.run.loss < 1)) bad = fmt::format("--loss {}: must be in [0, 1)", a.run.loss);
+  else if (a.run.max_sweeps < 1) bad = fmt::format("--max-sweeps {}: must be 1 or more", a.run.max_sweeps);
+  else if (vm.count("perfmgr") && a.run.counter_sweeps < 1)
+    bad = fmt::format("--perfmgr {}: must be 1 or more", a.run.counter_sweeps);
   std::vector<std::string> engines;
   if (bad.empty()) {
     if (a.compare.empty()) {
@@ -119,7 +126,7 @@ int cmd_sim(int argc, char** argv) {
   }
   if (!bad.empty()) {
     fmt::print(stderr, "fabricsm sim: {}\n", bad);
-    return 2;
+    return kExitUsage;
   }
   if (!a.link_loads.empty() || !a.plot.empty()) a.run.metrics = a.run.link_loads = true;
   if (!a.compare.empty()) a.run.metrics = true;
@@ -127,9 +134,9 @@ int cmd_sim(int argc, char** argv) {
 
   std::string label;
   auto spec = load_spec(a, label);
-  if (!spec) {
+  if (!spec) {  // a --fat-tree that cannot be built is a usage error; a net file that cannot be read is not
     fmt::print(stderr, "fabricsm sim: {}\n", spec.error().message);
-    return 1;
+    return spec.error().code == mad::Errc::invalid ? kExitUsage : 1;
   }
   std::vector<SimOutcome> runs;
   for (const auto& engine : engines) {
@@ -154,7 +161,7 @@ int cmd_sim(int argc, char** argv) {
   if (!a.plot.empty()) {
     std::vector<LoadSeries> series;
     for (const auto& o : runs) {
-      LoadSeries s{o.engine, {}};
+      LoadSeries s{o.engine, {}, o.up ? "" : "failed"};
       for (const auto& l : o.links) s.loads.push_back(l.routes);
       series.push_back(std::move(s));
     }

@@ -10,6 +10,7 @@
 #include <functional>
 #include <sstream>
 
+#include "cli/commands.h"
 #include "cli/config_option.h"
 #include "cli/listen_address.h"
 #include "cli/opensm_conf.h"
@@ -250,7 +251,7 @@ const Option* find_option(std::string_view name) {
 }  // namespace
 
 DaemonConfig::DaemonConfig() {
-  sm.routing_engine = "ftree,updn,minhop";
+  sm.routing_engine = kDefaultRoutingEngine;
   // A real HCA's (and ibsim's) MAD path: a window of 64 keeps the kernel's queues short, and
   // OpenSM's first timeout of 200 ms suits a loaded head node.
   sm.mads.window = 64;
@@ -294,6 +295,7 @@ mad::Result<void> apply_config_file(const std::string& path, DaemonConfig& cfg) 
     if (auto r = o->set(l.value, next); !r)
       return mad::fail(mad::Errc::parse,
                        fmt::format("{}:{}: bad value for '{}': {}", path, l.line, l.key, r.error().message));
+    next.origin[o->name] = fmt::format("{}:{}", path, l.line);
   }
   if (!ignored.empty())
     next.notes.push_back(fmt::format("{}: OpenSM options fabricsm does not implement, ignored: {}", path,
@@ -308,6 +310,7 @@ mad::Result<void> apply_options(const po::variables_map& vm, DaemonConfig& cfg) 
     if (!vm.count(o.name) || vm[o.name].defaulted()) continue;
     if (auto r = o.set(vm[o.name].as<std::string>(), next); !r)
       return mad::fail(mad::Errc::parse, fmt::format("--{}: {}", o.name, r.error().message));
+    next.origin[o.name] = fmt::format("--{}", o.name);
   }
   cfg = std::move(next);
   return {};
@@ -340,8 +343,11 @@ mad::Result<DaemonConfig> load_config(const std::string& file, const po::variabl
   cfg.finalize();
   // The files the options name, read now: a bad one is refused (naming the option, the file and
   // its line) before anything uses it.
-  auto named = [](std::string_view key, const mad::Error& e) {
-    return std::unexpected(mad::Error{e.code, fmt::format("{}: {}", key, e.message)});
+  auto named = [&cfg](const std::string& key, const mad::Error& e) {
+    const auto at = cfg.origin.find(key);
+    std::string where = key;  // the option, and where it was set: the file and line, or the command line
+    if (at != cfg.origin.end()) where = at->second.starts_with("--") ? at->second : at->second + ": " + key;
+    return std::unexpected(mad::Error{e.code, fmt::format("{}: {}", where, e.message)});
   };
   if (!cfg.root_guid_file.empty()) {
     auto roots = load_guid_file(cfg.root_guid_file);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,9 @@ struct DaemonConfig {
   // What reading the files found worth a warning (OpenSM keys not implemented, a missing
   // partitions file): the daemon logs them.
   std::vector<std::string> notes;
+  // Where each option given was set ("FILE:LINE" or "--name"): an error in the file an option
+  // names (root_guid_file, ...) says where that option came from.
+  std::map<std::string, std::string> origin;
 
   DaemonConfig();  // the documented defaults (routing_engine "ftree,updn,minhop", ...)
   // Settings derived from others (the longest resend timeout, the heartbeat's poll timeout);

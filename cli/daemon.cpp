@@ -165,11 +165,11 @@ void Daemon::serve_control() {
       req.reply(status_text(*service_, ctx_));
     } else if (req.line == "resweep") {
       service_->request_sweep("asked for on the control socket", true);  // reads every LFT block back
-      req.reply("{\"ok\": true}");
+      req.reply(json_text({{"ok", true}}));
     } else if (req.line == "health clear" || req.line.starts_with("health clear ")) {
       req.reply(clear_health(req.line.size() > 13 ? req.line.substr(13) : std::string()));
     } else {
-      req.reply(R"({"error": "unknown request; try status, status text, resweep or health clear"})");
+      req.reply(json_text({{"error", "unknown request; try status, status text, resweep or health clear"}}));
     }
   }
 }
@@ -179,7 +179,7 @@ std::string Daemon::clear_health(const std::string& spec) {
   std::optional<sm::perfmgr::Cable> port;
   if (!spec.empty()) {
     auto p = parse_port_spec(spec);
-    if (!p) return fmt::format("{{\"error\": {}}}", json_quote(p.error().message));
+    if (!p) return json_text({{"error", p.error().message}});
     const auto snap = service_->perf();
     if (snap)
       for (const auto& s : snap->ports) {
@@ -187,9 +187,9 @@ std::string Daemon::clear_health(const std::string& spec) {
         else if (s.remote && p->matches(*s.remote)) port = sm::perfmgr::Cable{s.remote->node, s.remote->port};
         if (port) break;
       }
-    if (!port) return fmt::format("{{\"error\": {}}}", json_quote("no port " + p->str() + " in the last counter sweep"));
+    if (!port) return json_text({{"error", "no port " + p->str() + " in the last counter sweep"}});
   }
-  return fmt::format("{{\"cleared\": {}}}", service_->clear_health(port));
+  return json_text({{"cleared", service_->clear_health(port)}});
 }
 
 void Daemon::reload() {

@@ -47,28 +47,33 @@ std::string status_json(const service::Service& svc, const StatusContext& c) {
   const sm::SubnetManager& m = svc.manager();
   const service::StoreStatus& st = svc.store_status();
   const sm::SweepReport& r = m.last_sweep();
-  std::string peers;
+  Json peers = Json::array();
   for (const ha::Peer& p : m.ha_role().peers())
-    peers += fmt::format("{}{{\"guid\": \"{}\", \"priority\": {}, \"state\": {}, \"act_count\": {}, "
-                         "\"answered\": {}, \"sm_key_ok\": {}}}",
-                         peers.empty() ? "" : ", ", p.port, p.info.priority,
-                         json_quote(mad::sm_state_name(p.info.state)), p.info.act_count, p.answered, p.believed);
-  return fmt::format(
-      "{{\"pid\": {}, \"uptime_s\": {:.1f}, \"state\": {}, \"priority\": {}, \"act_count\": {}, "
-      "\"master\": \"{}\", \"subnet_up\": {}, \"sweeping\": {}, \"sweeps\": {},\n"
-      " \"port\": {{\"ca\": {}, \"port\": {}, \"guid\": \"{}\", \"lid\": {}}},\n"
-      " \"config\": {}, \"db\": {}, \"routing_engine\": {}, \"commits\": {}, \"last_commit_ms\": {:.1f}, "
-      "\"failed_commits\": {}, \"store_error\": {},\n"
-      " \"last_sweep\": {{\"number\": {}, \"heavy\": {}, \"trigger\": {}, \"up\": {}, \"failure\": {}, "
-      "\"switches\": {}, \"cas\": {}, \"max_lid\": {}, \"engine\": {}, \"lft_blocks_written\": {}, "
-      "\"smps\": {}, \"ms\": {:.1f}}},\n"
-      " \"peers\": [{}]}}",
-      ::getpid(), uptime_s(c), json_quote(mad::sm_state_name(m.state())), m.ha_role().config().priority,
-      m.ha_role().act_count(), master_of(m), m.subnet_up(), m.sweeping(), m.sweeps(), json_quote(c.port.ca),
-      c.port.port, c.port.guid, own_lid(svc, c), json_quote(c.config_file), json_quote(c.db_path),
-      json_quote(m.config().routing_engine), st.commits, st.last_commit_ms, st.failed_commits, json_quote(st.error), r.number,
-      r.heavy, json_quote(r.trigger), r.up, json_quote(r.failure), r.switches, r.cas, r.max_lid,
-      json_quote(r.engine), r.program.lft_blocks_written, r.smps_sent, r.total.wall_ms, peers);
+    peers.push_back({{"guid", fmt::format("{}", p.port)}, {"priority", p.info.priority},
+                     {"state", mad::sm_state_name(p.info.state)}, {"act_count", p.info.act_count},
+                     {"answered", p.answered}, {"sm_key_ok", p.believed}});
+  Json j = {{"pid", ::getpid()}, {"uptime_s", rounded(uptime_s(c), 1)}, {"state", mad::sm_state_name(m.state())},
+            {"priority", m.ha_role().config().priority}, {"act_count", m.ha_role().act_count()},
+            {"master", fmt::format("{}", master_of(m))}, {"subnet_up", m.subnet_up()}, {"sweeping", m.sweeping()},
+            {"sweeps", m.sweeps()}};
+  j["port"] = {{"ca", c.port.ca}, {"port", c.port.port}, {"guid", fmt::format("{}", c.port.guid)},
+               {"lid", own_lid(svc, c)}};
+  j["config"] = c.config_file;
+  j["db"] = c.db_path;
+  j["routing_engine"] = m.config().routing_engine;
+  j["commits"] = st.commits;
+  j["last_commit_ms"] = rounded(st.last_commit_ms, 1);
+  j["failed_commits"] = st.failed_commits;
+  j["store_error"] = st.error;
+  // While a sweep runs, its report is being filled: only what is known at its start.
+  Json last = {{"number", r.number}, {"heavy", r.heavy}, {"trigger", r.trigger}, {"in_progress", m.sweeping()}};
+  if (!m.sweeping())
+    last.update(Json{{"up", r.up}, {"failure", r.failure}, {"switches", r.switches}, {"cas", r.cas},
+                     {"max_lid", r.max_lid}, {"engine", r.engine}, {"lft_blocks_written", r.program.lft_blocks_written},
+                     {"smps", r.smps_sent}, {"ms", rounded(r.total.wall_ms, 1)}});
+  j["last_sweep"] = std::move(last);
+  j["peers"] = std::move(peers);
+  return json_text(j);
 }
 
 std::string status_text(const service::Service& svc, const StatusContext& c) {
@@ -79,7 +84,9 @@ std::string status_text(const service::Service& svc, const StatusContext& c) {
   s += fmt::format("port      {} port {}, GUID {}, LID {}\n", c.port.ca, c.port.port, c.port.guid, own_lid(svc, c));
   s += fmt::format("SMInfo    priority {}, ActCount {}\n", m.ha_role().config().priority, m.ha_role().act_count());
   s += fmt::format("routing   {}\n", m.config().routing_engine);
-  if (m.sweeps() > 0)
+  if (m.sweeping())  // its report is being filled: nothing of it is worth printing yet
+    s += fmt::format("sweep     #{} {} ({}): in progress\n", r.number, r.heavy ? "heavy" : "incremental", r.trigger);
+  else if (m.sweeps() > 0)
     s += fmt::format("sweep     #{} {} ({}): {}; {} switches, {} CAs, max LID {}, engine {}, {} LFT blocks "
                      "written, {} SMPs, {:.1f} ms\n",
                      r.number, r.heavy ? "heavy" : "incremental", r.trigger, r.up ? "up" : r.failure, r.switches,

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "service/service.h"
@@ -123,6 +124,9 @@ struct DrillResult {
   std::vector<EventResult> events;
   bool ok() const;
 };
+
+// The events a script may name (checked before a cluster is built: a usage error).
+inline constexpr std::string_view kDrillEvents[] = {"kill", "kill-standby", "return", "partition", "heal", "loss"};
 
 mad::Result<DrillResult> run_drill(Cluster& c, const DrillOptions& opts);
 

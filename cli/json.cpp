@@ -1,20 +1,20 @@
 #include "cli/json.h"
 
-#include <fmt/format.h>
+#include <cmath>
 
 namespace cli {
 
-std::string json_quote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", c);
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
+std::string json_text(const Json& j, bool indent) {
+  return j.dump(indent ? 1 : -1, ' ', false, Json::error_handler_t::replace);
+}
+
+double rounded(double v, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(v * scale) / scale;
+}
+
+Json rounded_or_null(const std::optional<double>& v, int decimals) {
+  return v ? Json(rounded(*v, decimals)) : Json(nullptr);
 }
 
 }  // namespace cli

@@ -37,7 +37,7 @@ void usage(std::FILE* out) {
 int main(int argc, char** argv) {
   if (argc < 2) {
     usage(stderr);
-    return 2;
+    return cli::kExitUsage;
   }
   std::string_view name = argv[1];
   if (name == "-h" || name == "--help" || name == "help") {
@@ -57,5 +57,5 @@ int main(int argc, char** argv) {
   }
   fmt::print(stderr, "fabricsm: unknown command '{}'\n", name);
   usage(stderr);
-  return 2;
+  return cli::kExitUsage;
 }

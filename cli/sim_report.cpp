@@ -12,6 +12,10 @@ double per_second(const SimOutcome& o) {
   return o.sm_s > 0 ? static_cast<double>(o.mads.sent) / o.sm_s : 0.0;
 }
 
+// The routing metrics of an engine that brought the subnet up (a failed one has none worth a
+// figure: whatever its LFTs hold is not its routing).
+const sim::MetricsReport* measured(const SimOutcome& o) { return o.up && o.metrics ? &*o.metrics : nullptr; }
+
 std::string shifts_note(const sim::MetricsReport& m) {
   return m.shifts_sampled ? fmt::format("{} sampled shifts", m.shifts) : fmt::format("all {} shifts", m.shifts);
 }
@@ -27,6 +31,7 @@ std::string text_summary(const std::string& fabric, const SimOutcome& o, long rs
   s += fmt::format("subnet      {} after {} sweep(s); LIDs 1..{} ({} ports), routing {}\n",
                    o.up ? "UP" : "NOT UP", r.number, r.max_lid, r.lids.lids.size(),
                    r.engine.empty() ? o.engine : r.engine);
+  if (!o.up) s += fmt::format("failure     {}\n", r.failure.empty() ? "the subnet did not come up" : r.failure);
   s += fmt::format("SMPs        {} sent, {} resent, {} lost for good; {:.0f} SMPs/s\n", o.mads.sent,
                    o.mads.retried, o.mads.timed_out, per_second(o));
   // Every sweep's work: with losses the first sweeps may fail and leave part of it to the next.
@@ -90,78 +95,94 @@ std::string text_comparison(const std::string& fabric, const std::vector<SimOutc
     for (const auto& o : runs) s += fmt::format("{:>16}", cell(o));
     s += "\n";
   };
-  row("subnet up", [](const SimOutcome& o) { return std::string(o.up ? "yes" : "NO"); });
+  row("subnet up", [](const SimOutcome& o) { return std::string(o.up ? "yes" : "NO (failed)"); });
   row("engine that routed", [](const SimOutcome& o) { return o.sweep.engine.empty() ? "-" : o.sweep.engine; });
   row("unrouted CA pairs", [](const SimOutcome& o) { return fmt::format("{}", o.verify.unrouted + o.verify.loops); });
   row("max routes on a switch link", [](const SimOutcome& o) {
-    return o.metrics ? fmt::format("{}", o.metrics->max_link_load) : "-";
+    return measured(o) ? fmt::format("{}", measured(o)->max_link_load) : "-";
   });
   row("mean routes per switch link", [](const SimOutcome& o) {
-    return o.metrics ? fmt::format("{:.1f}", o.metrics->mean_link_load) : "-";
+    return measured(o) ? fmt::format("{:.1f}", measured(o)->mean_link_load) : "-";
   });
   row("shift congestion (mean max)", [](const SimOutcome& o) {
-    return o.metrics ? fmt::format("{:.3f}", o.metrics->shift_congestion) : "-";
+    return measured(o) ? fmt::format("{:.3f}", measured(o)->shift_congestion) : "-";
   });
   row("path stretch (mean)", [](const SimOutcome& o) {
-    return o.metrics ? fmt::format("{:.4f}", o.metrics->stretch_mean) : "-";
+    return measured(o) ? fmt::format("{:.4f}", measured(o)->stretch_mean) : "-";
   });
   row("deadlock-free (acyclic CDG)", [](const SimOutcome& o) {
-    return o.metrics ? std::string(o.metrics->cdg_acyclic ? "yes" : "NO") : "-";
+    return measured(o) ? std::string(measured(o)->cdg_acyclic ? "yes" : "NO") : "-";
   });
   row("routing time (ms)", [](const SimOutcome& o) { return fmt::format("{:.1f}", o.sweep.routing.wall_ms); });
-  if (!runs.empty() && runs.front().metrics && runs.front().metrics->shifts_sampled)
-    s += fmt::format("\nshift congestion over {} sampled shifts (of {})\n", runs.front().metrics->shifts,
-                     runs.front().metrics->ca_ports - 1);
+  bool any_failed = false;
+  for (const auto& o : runs)
+    if (!o.up) {
+      s += fmt::format("{}{} FAILED: {}\n", any_failed ? "" : "\n", o.engine,
+                       o.sweep.failure.empty() ? "the subnet did not come up" : o.sweep.failure);
+      any_failed = true;
+    }
+  for (const auto& o : runs) {  // the first measured engine says how the shifts were sampled
+    if (!measured(o)) continue;
+    if (measured(o)->shifts_sampled)
+      s += fmt::format("\nshift congestion over {} sampled shifts (of {})\n", measured(o)->shifts,
+                       measured(o)->ca_ports - 1);
+    break;
+  }
   return s;
 }
 
-std::string json_outcome(const SimOutcome& o) {
+Json json_outcome(const SimOutcome& o) {
   const sm::SweepReport& r = o.sweep;
   const sim::VerifyReport& v = o.verify;
   auto phase = [](const sm::PhaseTime& p) {
-    return fmt::format("{{\"wall_ms\": {:.3f}, \"fabric_ms\": {:.3f}}}", p.wall_ms, p.fabric_ms);
+    return Json{{"wall_ms", rounded(p.wall_ms, 3)}, {"fabric_ms", rounded(p.fabric_ms, 3)}};
   };
-  std::string metrics = "null";
+  Json metrics = nullptr;  // not measured, or the engine failed
   if (o.metrics) {
     const auto& m = *o.metrics;
-    metrics = fmt::format(
-        "{{\"max_link_load\": {}, \"mean_link_load\": {:.4f}, \"switch_links\": {}, "
-        "\"shift_congestion\": {:.6f}, \"shift_congestion_max\": {}, \"shifts\": {}, "
-        "\"shifts_sampled\": {}, \"stretch_mean\": {:.6f}, \"stretch_max\": {:.4f}, "
-        "\"stretched_pairs\": {}, \"deadlock_free\": {}, \"cdg_edges\": {}}}",
-        m.max_link_load, m.mean_link_load, m.switch_links, m.shift_congestion, m.shift_congestion_max,
-        m.shifts, m.shifts_sampled, m.stretch_mean, m.stretch_max, m.stretched_pairs, m.cdg_acyclic,
-        m.cdg_edges);
+    metrics = {{"max_link_load", m.max_link_load}, {"mean_link_load", rounded(m.mean_link_load, 4)},
+               {"switch_links", m.switch_links}, {"shift_congestion", rounded(m.shift_congestion, 6)},
+               {"shift_congestion_max", m.shift_congestion_max}, {"shifts", m.shifts},
+               {"shifts_sampled", m.shifts_sampled}, {"stretch_mean", rounded(m.stretch_mean, 6)},
+               {"stretch_max", rounded(m.stretch_max, 4)}, {"stretched_pairs", m.stretched_pairs},
+               {"deadlock_free", m.cdg_acyclic}, {"cdg_edges", m.cdg_edges}};
   }
-  return fmt::format(
-      "{{\"routing\": {}, \"engine_used\": {}, \"switches\": {}, \"cas\": {}, \"links\": {}, "
-      "\"lids\": {}, \"max_lid\": {}, \"subnet_up\": {}, \"sweeps\": {}, \"pairs\": {}, "
-      "\"routed\": {}, \"unrouted\": {}, \"loops\": {}, \"ports_not_active\": {}, "
-      "\"max_hops\": {}, \"mean_hops\": {:.4f}, "
-      "\"mads\": {{\"sent\": {}, \"retried\": {}, \"lost\": {}, \"per_second\": {:.0f}}}, "
-      "\"lft_blocks_written\": {}, \"port_sets\": {}, \"activations\": {}, "
-      "\"phases\": {{\"discovery\": {}, \"lids\": {}, \"routing\": {}, \"programming\": {}, "
-      "\"verify\": {{\"wall_ms\": {:.3f}}}}}, \"metrics\": {}, "
-      "\"commit_ms\": {:.1f}, \"store_error\": {}, \"build_s\": {:.3f}, \"sm_s\": {:.3f}, \"verify_s\": {:.3f}, "
-      "\"metrics_s\": {:.3f}, \"wall_s\": {:.3f}}}",
-      json_quote(o.engine), json_quote(r.engine), r.switches, r.cas, r.links, r.lids.lids.size(),
-      r.max_lid, o.up, r.number, v.pairs, v.routed, v.unrouted, v.loops, v.ports_not_active,
-      v.max_hops, v.mean_hops, o.mads.sent, o.mads.retried, o.mads.timed_out, per_second(o),
-      r.program.lft_blocks_written, r.program.port_sets, r.program.activations, phase(r.discovery),
-      phase(r.lid_assignment), phase(r.routing), phase(r.programming), o.verify_s * 1e3, metrics,
-      o.commit_ms, json_quote(o.store_error), o.build_s, o.sm_s, o.verify_s, o.metrics_s, o.build_s + o.sm_s + o.verify_s + o.metrics_s);
+  Json j = {{"routing", o.engine}, {"engine_used", r.engine}, {"switches", r.switches}, {"cas", r.cas},
+            {"links", r.links}, {"lids", r.lids.lids.size()}, {"max_lid", r.max_lid}, {"subnet_up", o.up},
+            {"failure", o.up ? Json(nullptr) : Json(r.failure)}, {"sweeps", r.number}, {"pairs", v.pairs},
+            {"routed", v.routed}, {"unrouted", v.unrouted}, {"loops", v.loops},
+            {"ports_not_active", v.ports_not_active}, {"max_hops", v.max_hops},
+            {"mean_hops", rounded(v.mean_hops, 4)}};
+  j["mads"] = {{"sent", o.mads.sent}, {"retried", o.mads.retried}, {"lost", o.mads.timed_out},
+               {"per_second", rounded(per_second(o), 0)}};
+  j["lft_blocks_written"] = r.program.lft_blocks_written;
+  j["port_sets"] = r.program.port_sets;
+  j["activations"] = r.program.activations;
+  j["phases"] = {{"discovery", phase(r.discovery)}, {"lids", phase(r.lid_assignment)},
+                 {"routing", phase(r.routing)}, {"programming", phase(r.programming)},
+                 {"verify", {{"wall_ms", rounded(o.verify_s * 1e3, 3)}}}};
+  j["metrics"] = std::move(metrics);
+  j["commit_ms"] = rounded(o.commit_ms, 1);
+  j["store_error"] = o.store_error;
+  j["build_s"] = rounded(o.build_s, 3);
+  j["sm_s"] = rounded(o.sm_s, 3);
+  j["verify_s"] = rounded(o.verify_s, 3);
+  j["metrics_s"] = rounded(o.metrics_s, 3);
+  j["wall_s"] = rounded(o.build_s + o.sm_s + o.verify_s + o.metrics_s, 3);
+  return j;
 }
 
 std::string json_summary(const std::string& fabric, const std::vector<SimOutcome>& runs, long rss_kb) {
-  if (runs.size() == 1) {
-    std::string one = json_outcome(runs.front());
-    one.pop_back();  // add the fabric-wide fields to the same object
-    return one + fmt::format(", \"fabric\": {}, \"sm_node\": {}, \"peak_rss_kb\": {}}}", json_quote(fabric),
-                             json_quote(runs.front().sm_node), rss_kb);
+  if (runs.size() == 1) {  // the fabric-wide fields in the engine's object
+    Json one = json_outcome(runs.front());
+    one["fabric"] = fabric;
+    one["sm_node"] = runs.front().sm_node;
+    one["peak_rss_kb"] = rss_kb;
+    return json_text(one);
   }
-  std::string s = fmt::format("{{\"fabric\": {}, \"peak_rss_kb\": {}, \"engines\": [", json_quote(fabric), rss_kb);
-  for (size_t i = 0; i < runs.size(); ++i) s += (i ? ", " : "") + json_outcome(runs[i]);
-  return s + "]}";
+  Json engines = Json::array();
+  for (const auto& o : runs) engines.push_back(json_outcome(o));
+  return json_text(Json{{"fabric", fabric}, {"peak_rss_kb", rss_kb}, {"engines", std::move(engines)}});
 }
 
 std::string csv_link_loads(const std::vector<SimOutcome>& runs) {

@@ -5,13 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "cli/json.h"
 #include "cli/sim_run.h"
 
 namespace cli {
 
 std::string text_summary(const std::string& fabric, const SimOutcome& o, long peak_rss_kb);
 std::string text_comparison(const std::string& fabric, const std::vector<SimOutcome>& runs);
-std::string json_outcome(const SimOutcome& o);  // one engine's object
+Json json_outcome(const SimOutcome& o);  // one engine's object
 std::string json_summary(const std::string& fabric, const std::vector<SimOutcome>& runs,
                          long peak_rss_kb);
 std::string csv_link_loads(const std::vector<SimOutcome>& runs);

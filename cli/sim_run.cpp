@@ -93,7 +93,7 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
   const auto t_verify = std::chrono::steady_clock::now();
   out.verify = sim::verify_routing(f);
   out.verify_s = seconds_since(t_verify);
-  if (o.metrics) {
+  if (o.metrics && manager.subnet_up()) {  // a failed engine's LFTs are not its routing
     progress.phase("measuring routes");
     const auto t_metrics = std::chrono::steady_clock::now();
     out.metrics = sim::measure_routing(f, sim::MetricsOptions{.keep_link_loads = o.link_loads});

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/commands.h"
 #include "mad/transactions.h"
 #include "sim/metrics.h"
 #include "sim/spec.h"
@@ -17,7 +18,7 @@
 namespace cli {
 
 struct SimRunOptions {
-  std::string engine = "minhop";
+  std::string engine = kDefaultRoutingEngine;
   std::string sm_node;  // empty: the first node, as ibsim
   int window = 256;
   double loss = 0.0;

@@ -77,6 +77,12 @@ std::string svg_load_plot(const std::string& title, const std::vector<LoadSeries
                      kTop + ph / 2);
   // One curve per engine, with its legend entry.
   for (size_t k = 0; k < series.size(); ++k) {
+    const double ly = kTop + 20 + 22 * static_cast<double>(k);
+    if (!series[k].failure.empty()) {
+      out += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#888\">{}: {}</text>\n", kLeft + pw + 15, ly + 4,
+                         escape(series[k].label), escape(series[k].failure));
+      continue;
+    }
     std::vector<uint64_t> l = series[k].loads;
     std::sort(l.begin(), l.end(), std::greater<>());
     const char* colour = kColours[k % std::size(kColours)];
@@ -88,7 +94,6 @@ std::string svg_load_plot(const std::string& title, const std::vector<LoadSeries
                          py(static_cast<double>(l[i])));
     if (n) pts += fmt::format("{:.1f},{:.1f}", px(1.0), py(static_cast<double>(l.back())));
     out += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>\n", colour, pts);
-    const double ly = kTop + 20 + 22 * static_cast<double>(k);
     out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" stroke-width=\"3\"/>\n"
                        "<text x=\"{4}\" y=\"{5}\">{6} (max {7})</text>\n",
                        kLeft + pw + 15, ly, kLeft + pw + 40, colour, kLeft + pw + 46, ly + 4,

@@ -12,6 +12,7 @@ namespace cli {
 struct LoadSeries {
   std::string label;
   std::vector<uint64_t> loads;
+  std::string failure;  // not empty: the engine did not route; in the legend as such, not drawn
 };
 
 std::string svg_load_plot(const std::string& title, const std::vector<LoadSeries>& series);

@@ -4,20 +4,20 @@
 
 #include <algorithm>
 
-#include "cli/json.h"
-
 namespace cli {
+
+Cell Cell::real(double v, int decimals) { return Cell(fmt::format("{:.{}f}", v, decimals), Json(rounded(v, decimals))); }
 
 std::string Table::text() const {
   std::vector<size_t> w(columns.size());
   for (size_t c = 0; c < columns.size(); ++c) {
     w[c] = columns[c].size();
-    for (const auto& r : rows) w[c] = std::max(w[c], c < r.size() ? r[c].size() : 0);
+    for (const auto& r : rows) w[c] = std::max(w[c], c < r.size() ? r[c].text.size() : 0);
   }
-  auto line = [&](const std::vector<std::string>& cells) {
+  auto line = [&](auto&& cell_text) {
     std::string s;
     for (size_t c = 0; c < columns.size(); ++c) {
-      const std::string& v = c < cells.size() ? cells[c] : "";
+      const std::string& v = cell_text(c);
       const bool right = c < numeric.size() && numeric[c];
       s += right ? fmt::format("{:>{}}", v, w[c]) : fmt::format("{:<{}}", v, w[c]);
       if (c + 1 < columns.size()) s += "  ";
@@ -25,23 +25,20 @@ std::string Table::text() const {
     while (!s.empty() && s.back() == ' ') s.pop_back();
     return s + "\n";
   };
-  std::string out = line(columns);
-  for (const auto& r : rows) out += line(r);
+  static const std::string kEmpty;
+  std::string out = line([&](size_t c) -> const std::string& { return columns[c]; });
+  for (const auto& r : rows) out += line([&](size_t c) -> const std::string& { return c < r.size() ? r[c].text : kEmpty; });
   return out;
 }
 
-std::string Table::json() const {
-  std::string out = "[";
-  for (size_t i = 0; i < rows.size(); ++i) {
-    out += i ? ",\n {" : "{";
-    for (size_t c = 0; c < columns.size(); ++c) {
-      const std::string& v = c < rows[i].size() ? rows[i][c] : "";
-      const bool num = c < numeric.size() && numeric[c] && !v.empty();
-      out += fmt::format("{}{}: {}", c ? ", " : "", json_quote(columns[c]), num ? v : json_quote(v));
-    }
-    out += "}";
+Json Table::json() const {
+  Json out = Json::array();
+  for (const auto& r : rows) {
+    Json o = Json::object();
+    for (size_t c = 0; c < columns.size(); ++c) o[columns[c]] = c < r.size() ? r[c].value : Json(nullptr);
+    out.push_back(std::move(o));
   }
-  return out + "]\n";
+  return out;
 }
 
 }  // namespace cli

@@ -10,6 +10,7 @@ FABRICSM_PACKAGES=(
   clang-16 libclang-rt-16-dev                # libFuzzer targets
   librsvg2-bin sqlite3 systemd               # SVG check, database checks, unit verification
   libcpp-httplib-dev prometheus curl         # the metrics endpoint, its checks (promtool, a real server)
+  nlohmann-json3-dev                         # every --json output
 )
 
 ensure_packages() {

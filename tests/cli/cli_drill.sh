@@ -37,7 +37,7 @@ PY
 grep -q '^return .* sm2 (exactly one)' "$work/sticky.txt" || { cat "$work/sticky.txt"; fail "sticky: sm2 should stay master"; }
 grep -q 'drill passed' "$work/sticky.txt" || fail "no verdict line"
 
-# Usage errors exit 2 with a message.
+# Usage errors (an unknown event too: checked before the cluster is built) exit 2 with a message.
 for args in "--sms 0" "--priorities 1,2" "--events explode --fat-tree 2,4" "--sm-key zz" "--poll-ms 0"; do
   set +e
   # shellcheck disable=SC2086
@@ -45,7 +45,7 @@ for args in "--sms 0" "--priorities 1,2" "--events explode --fat-tree 2,4" "--sm
   rc=$?
   set -e
   if [ "$args" = "--events explode --fat-tree 2,4" ]; then
-    [ $rc -eq 1 ] && grep -q "unknown drill event 'explode'" "$work/err.txt" || fail "$args: exit $rc, $(cat "$work/err.txt")"
+    [ $rc -eq 2 ] && grep -q "unknown drill event 'explode'" "$work/err.txt" || fail "$args: exit $rc, $(cat "$work/err.txt")"
   else
     [ $rc -eq 2 ] && [ -s "$work/err.txt" ] || fail "$args: exit $rc, $(cat "$work/err.txt")"
   fi

@@ -100,6 +100,23 @@ else
   fail "chattr +i does not work here: cannot make a store that refuses writes"
 fi
 
+# --compare with an engine that cannot route the fabric (ftree on a torus): shown as failed with
+# its reason, no metrics of its empty tables (they read as a perfect, deadlock-free engine), and
+# in the plot's legend as failed, not drawn as a flat line.
+"$fabricsm" topo torus --dims 3x3 --cas-per-switch 1 -o "$work/torus.net"
+set +e
+"$fabricsm" sim -t "$work/torus.net" --compare minhop,ftree --plot "$work/torus.svg" > "$work/torus.txt" 2> /dev/null; rc=$?
+set -e
+[ $rc -eq 1 ] || fail "compare with a failing engine: rc $rc"
+row() { grep "^$1" "$work/torus.txt" | sed "s/^$1 *//" | tr -s ' '; }
+[ "$(row 'subnet up')" = "yes NO (failed)" ] || fail "compare: subnet up row: $(row 'subnet up')"
+[ "$(row 'max routes on a switch link' | cut -d' ' -f2)" = "-" ] || fail "compare: $(row 'max routes on a switch link')"
+[ "$(row 'deadlock-free (acyclic CDG)')" = "yes -" ] || fail "compare: $(row 'deadlock-free (acyclic CDG)')"
+grep -q "^ftree FAILED: routing failed: .*not a fat tree" "$work/torus.txt" || fail "compare: no reason: $(cat "$work/torus.txt")"
+[ "$(grep -c '<polyline' "$work/torus.svg")" -eq 1 ] && grep -q '>ftree: failed<' "$work/torus.svg" ||
+  fail "plot: $(grep -c '<polyline' "$work/torus.svg") curves, legend: $(grep -o '>[a-z]*[:(][^<]*<' "$work/torus.svg")"
+rsvg-convert "$work/torus.svg" -o "$work/torus.png" || fail "the SVG with a failed engine does not render"
+
 # Bad input: clear messages, no crash.
 set +e
 "$fabricsm" sim --routing nosuch > /dev/null 2> "$work/err"; rc=$?
@@ -108,6 +125,6 @@ printf 'Switch 4 "S1"\n[1] "H1"[1]\n[9] "H2"[1]\n' > "$work/bad.net"
 "$fabricsm" sim -t "$work/bad.net" > /dev/null 2> "$work/err"; rc=$?
 [ $rc -eq 1 ] && grep -q "bad.net:3" "$work/err" || fail "bad net file: rc $rc $(cat "$work/err")"
 "$fabricsm" sim --fat-tree 3 > /dev/null 2> "$work/err"; rc=$?
-[ $rc -eq 1 ] && grep -q "LEVELS,RADIX" "$work/err" || fail "bad --fat-tree: rc $rc"
+[ $rc -eq 2 ] && grep -q "LEVELS,RADIX" "$work/err" || fail "bad --fat-tree: rc $rc"
 set -e
 echo "cli_sim: ok"

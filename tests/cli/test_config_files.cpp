@@ -111,10 +111,15 @@ TEST_CASE("config files: the files options name, errors naming the option; a mis
   boost::program_options::variables_map none;
   auto missing_roots = cli::load_config(f.write("a.conf", "root_guid_file = /nonexistent/roots\n"), none);
   REQUIRE_FALSE(missing_roots);
-  CHECK(missing_roots.error().message.starts_with("root_guid_file: /nonexistent/roots"));
+  // The option's file and line come first: the operator sees which line named the file.
+  CHECK(missing_roots.error().message.starts_with(f.dir.file("a.conf") + ":1: root_guid_file: /nonexistent/roots"));
+  // OpenSM's "(null)" in fabricsm's form is a file name like any other, refused naming the key.
+  auto null_roots = cli::load_config(f.write("n.conf", "lmc = 0\nroot_guid_file = (null)\n"), none);
+  REQUIRE_FALSE(null_roots);
+  CHECK(null_roots.error().message.starts_with(f.dir.file("n.conf") + ":2: root_guid_file: (null): "));
   auto bad_lids = cli::load_config(f.write("b.conf", "guid2lid_file = " + f.write("g2l", "0x1 1 2\n") + "\n"), none);
   REQUIRE_FALSE(bad_lids);
-  CHECK(bad_lids.error().message.starts_with("guid2lid_file: "));
+  CHECK(bad_lids.error().message.starts_with(f.dir.file("b.conf") + ":1: guid2lid_file: "));
   CHECK(bad_lids.error().message.find("g2l:1:") != std::string::npos);
   // Debian's opensm.conf names /etc/opensm/partitions.conf, which is not there: OpenSM's default
   // partition and a warning, not a refusal.
