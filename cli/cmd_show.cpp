@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/show_counters.h"
 #include "cli/table.h"
+#include "mad/port_info.h"
 #include "sm/store/store.h"
 
 namespace po = boost::program_options;
@@ -148,15 +149,23 @@ int cmd_show(int argc, char** argv) {
                                          Cell::flag(s.i64(4) != 0), when(s.i64(5)), when(s.i64(6))};
               });
   } else if (what == "links") {
+    // Every cable seen, present or gone, with its rate while it is up.
     t = query(db,
-              "SELECT a.description, l.a_port, b.description, l.b_port, l.width, l.speed, l.speed_ext, l.state, "
-              "l.a_guid, l.b_guid FROM links l JOIN nodes a ON a.guid = l.a_guid JOIN nodes b ON b.guid = l.b_guid "
-              "ORDER BY l.a_guid, l.a_port",
-              {"from", "from_port", "to", "to_port", "width", "speed", "ext_speed", "state"},
-              {false, true, false, true, true, true, true, false}, [](const sm::store::Stmt& s) {
-                return std::vector<Cell>{s.text(0), Cell::number(s.i64(1)), s.text(2), Cell::number(s.i64(3)),
-                                         Cell::number(s.i64(4)), Cell::number(s.i64(5)), Cell::number(s.i64(6)),
-                                         state_name(s.i64(7))};
+              "SELECT coalesce(a.description, ''), c.a_port, coalesce(b.description, ''), c.b_port, p.width, p.speed, "
+              "p.speed_ext, p.state, c.present, c.first_seen, c.last_seen FROM cables c "
+              "LEFT JOIN nodes a ON a.guid = c.a_guid LEFT JOIN nodes b ON b.guid = c.b_guid "
+              "LEFT JOIN ports p ON p.node_guid = c.a_guid AND p.port = c.a_port AND c.present = 1 "
+              "ORDER BY c.a_guid, c.a_port, c.b_guid, c.b_port",
+              {"from", "from_port", "to", "to_port", "rate", "state", "present", "first_seen", "last_seen"},
+              {false, true, false, true, false, false, false, false, false}, [](const sm::store::Stmt& s) {
+                const bool up = s.i64(8) != 0 && !s.is_null(4);
+                return std::vector<Cell>{
+                    s.text(0), Cell::number(s.i64(1)), s.text(2), Cell::number(s.i64(3)),
+                    up ? Cell(mad::link_rate_name(static_cast<uint8_t>(s.i64(4)), static_cast<uint8_t>(s.i64(5)),
+                                                  static_cast<uint8_t>(s.i64(6))))
+                       : Cell::none(),
+                    up ? Cell(state_name(s.i64(7))) : Cell::none(), Cell::flag(s.i64(8) != 0), when(s.i64(9)),
+                    when(s.i64(10))};
               });
   } else if (what == "lids") {
     t = query(db,

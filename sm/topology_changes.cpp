@@ -18,7 +18,10 @@ using fabric::Topology;
 struct Cable {
   NodeId a, b;
   uint8_t a_port, b_port;
-  std::string rate;
+  uint8_t width, speed, speed_ext;  // PortInfo's active encodings, named only when logged
+
+  std::string rate() const { return mad::link_rate_name(width, speed, speed_ext); }
+  bool same_rate(const Cable& o) const { return width == o.width && speed == o.speed && speed_ext == o.speed_ext; }
 };
 
 std::vector<Cable> cables(const Topology& t) {
@@ -29,8 +32,8 @@ std::vector<Cable> cables(const Topology& t) {
       if (!p.linked()) continue;
       const mad::Guid pg = t.node(p.peer).guid;
       if (pg < g || (pg == g && p.peer_port.value() < p.num.value())) continue;
-      out.push_back(Cable{id, p.peer, p.num.value(), p.peer_port.value(),
-                          mad::link_rate_name(p.width_active, p.speed_active, p.speed_ext_active)});
+      out.push_back(Cable{id, p.peer, p.num.value(), p.peer_port.value(), p.width_active, p.speed_active,
+                          p.speed_ext_active});
     }
   }
   return out;
@@ -73,14 +76,15 @@ std::vector<TopologyChange> topology_changes(const Topology& before, const Topol
   for (size_t i = 0, j = 0; i < was.size() || j < is.size();) {
     const int c = i == was.size() ? 1 : j == is.size() ? -1 : compare(before, was[i], after, is[j]);
     if (c < 0) {
-      out.push_back({K::link_down, fmt::format("{} (was {})", cable(before, was[i]), was[i].rate)});
+      out.push_back({K::link_down, fmt::format("{} (was {})", cable(before, was[i]), was[i].rate())});
       ++i;
     } else if (c > 0) {
-      out.push_back({K::link_up, fmt::format("{} at {}", cable(after, is[j]), is[j].rate)});
+      out.push_back({K::link_up, fmt::format("{} at {}", cable(after, is[j]), is[j].rate())});
       ++j;
     } else {
-      if (was[i].rate != is[j].rate)
-        out.push_back({K::link_rate, fmt::format("{} now at {} (was {})", cable(after, is[j]), is[j].rate, was[i].rate)});
+      if (!was[i].same_rate(is[j]))
+        out.push_back({K::link_rate, fmt::format("{} now at {} (was {})", cable(after, is[j]), is[j].rate(),
+                                                 was[i].rate())});
       ++i, ++j;
     }
   }

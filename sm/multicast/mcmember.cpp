@@ -135,7 +135,7 @@ sa::Records McMemberHandler::query(const M& q, std::span<const uint8_t> raw, uin
       auto it = g.members.find(q.port_gid);
       if (it != g.members.end()) consider(record_of(g, it->first, it->second));
     } else {
-      consider(record_of(g, mad::Gid(), mad::join_state::full));
+      consider(record_of(g, mad::Gid(), 0));  // the group, no member: JoinState 0 (IBA, OpenSM)
     }
   };
   if (mask & M::c_mgid) {

@@ -56,6 +56,7 @@ class Stmt {
   int64_t i64(int col) const { return sqlite3_column_int64(s_, col); }
   uint64_t u64(int col) const { return static_cast<uint64_t>(sqlite3_column_int64(s_, col)); }
   double f64(int col) const { return sqlite3_column_double(s_, col); }
+  bool is_null(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
   std::string text(int col) const;
   std::span<const uint8_t> blob(int col) const;
 

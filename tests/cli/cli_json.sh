@@ -83,8 +83,8 @@ elif kind == "nodes":
     assert all(re.fullmatch(r"0x[0-9a-f]{16}", r["guid"]) for r in j), j[0]
     assert any("\ufffd" in r["description"] for r in j), "the description that is not UTF-8"
 elif kind == "links":
-    rows({"from": STR, "from_port": INT, "to": STR, "to_port": INT, "width": INT, "speed": INT,
-          "ext_speed": INT, "state": STR}, 64)
+    rows({"from": STR, "from_port": INT, "to": STR, "to_port": INT, "rate": (STR, NONE), "state": (STR, NONE),
+          "present": BOOL, "first_seen": TIME, "last_seen": TIME}, 64)
 elif kind == "lids":
     rows({"lid": INT, "lmc": INT, "port_guid": STR, "node": STR, "port": (INT, NONE),
           "first_seen": TIME, "last_seen": TIME, "present": BOOL}, 44)

@@ -58,18 +58,17 @@ start_sm() {  # start_sm SM
 }
 
 state() {  # state SM: each probe's index 0 and other P_Keys, then each MGID's group
-  local out=$work/$1.state c m rec
+  local out=$work/$1.state c m rec raw
   : > "$out"
   for c in "${probe[@]}"; do echo "$c: [0] $(index0 "$c") others $(pkeys "$c")" >> "$out"; done
   for m in "${mgids[@]}"; do
-    # The first record with a non-zero MGID (fabricsm pads a single-MAD answer with zero
-    # records, a separate SA matter); JoinState left out (fabricsm says 1 for a group without
-    # members, OpenSM 0: a separate SA matter too).
-    rec=$(SIM_HOST=${probe[0]} shim timeout 10 saquery --mgid "$m" MCMR 2>&1 |
-      awk '/MCMember Record dump/ { n++; keep = 0 } /MGID\.+/ && $0 !~ /\.::$/ && !done { keep = 1; done = 1 } keep' |
-      grep -E '^\s*(MGID|mlid|mtu|pkey|qkey|rate|SL|Scope|TClass|FlowLabel|HopLimit)\.' |
+    # The first record with a non-zero MGID, and how many records came (exactly the real
+    # ones: a one-MAD answer goes at its real length).
+    raw=$(SIM_HOST=${probe[0]} shim timeout 10 saquery --mgid "$m" MCMR 2>&1)
+    rec=$(awk '/MCMember Record dump/ { n++; keep = 0 } /MGID\.+/ && $0 !~ /\.::$/ && !done { keep = 1; done = 1 } keep' <<< "$raw" |
+      grep -E '^\s*(MGID|mlid|mtu|pkey|qkey|rate|SL|Scope|TClass|FlowLabel|HopLimit|JoinState)\.' |
       sed 's/^[[:space:]]*//; s/\.\.*/=/' | tr '\n' ' ')
-    echo "$m: ${rec:-none}" >> "$out"
+    echo "$m: ${rec:-none} ($(grep -c 'MCMember Record dump' <<< "$raw") records)" >> "$out"
   done
 }
 
