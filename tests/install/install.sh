@@ -33,9 +33,12 @@ print(p, *[os.path.join(p, o[k]) for k in ("bindir", "sysconfdir", "libexecdir",
 }
 # installed BUILD NAME: where meson installs the build or source file whose name ends with NAME.
 installed() {
-  meson introspect "$1" --installed | python3 -c '
+  local cache=$work/installed${1//\//_}.json
+  [ -f "$cache" ] || meson introspect "$1" --installed > "$cache"
+  python3 -c '
 import json, sys
-print(*[v for k, v in json.load(sys.stdin).items() if k.endswith("/" + sys.argv[1])])' "$2"
+print(*[v for k, v in json.load(open(sys.argv[1])).items() if k.endswith("/" + sys.argv[2])])' \
+    "$cache" "$2"
 }
 read -r prefix bindir sysconfdir libexecdir datadir mandir < <(dirs "$BUILD")
 log "prefix $prefix"
