@@ -129,7 +129,7 @@ for page in man8/fabricsm.8 man5/fabricsm.conf.5; do
   else
     fail "$page: $warn $(cat "$work/man.err")"
   fi
-  python3 "$ROOT/doc/gen.py" "$(basename $(dirname $page))" "$FABRICSM" "$work/again" --sysconfdir "$sysconfdir" &&
+  python3 "$ROOT/doc/gen.py" "$(basename "$(dirname "$page")")" "$FABRICSM" "$work/again" --sysconfdir "$sysconfdir" &&
     cmp -s "$work/again" "$DEST$mandir/$page" && log "$page is what doc/gen.py writes from the binary" ||
     fail "$page differs from doc/gen.py's output for the installed binary"
 done
@@ -138,7 +138,8 @@ missing=""
 cmds=$("$FABRICSM" --help | sed -n 's/^  \([a-z]*\)  .*/\1/p')
 for cmd in $cmds; do
   helps=("$cmd")
-  [ "$cmd" = topo ] && helps+=($("$FABRICSM" topo --help | sed -n 's/^  \([a-z][a-z-]*\)  .*/topo \1/p' | tr ' ' '+'))
+  [ "$cmd" = topo ] &&
+    mapfile -t -O 1 helps < <("$FABRICSM" topo --help | sed -n 's/^  \([a-z][a-z-]*\)  .*/topo+\1/p')
   for h in "${helps[@]}"; do
     # shellcheck disable=SC2046
     for opt in $("$FABRICSM" ${h//+/ } --help | grep -o -e '--[a-z][a-z0-9_-]*' | sort -u); do
