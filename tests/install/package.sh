@@ -9,6 +9,7 @@
 # - its maintainer scripts enable fabricsm.service only (fabricsm-ports.service is its
 #   alternative), and the units, unpacked, pass `systemd-analyze verify`.
 # Minutes (it compiles the binary): scripts/test runs it as its own stage (SKIP_PACKAGE=1 skips).
+# PACKAGE_OUT=DIR: the .deb and .changes are copied there.
 set -uo pipefail
 ROOT=$(realpath "$1")
 work=$(mktemp -d)
@@ -61,11 +62,17 @@ grep -q "ExecStart=/usr/bin/fabricsm run --config /etc/fabricsm/fabricsm.conf" "
 cmp -s "$root/etc/fabricsm/fabricsm.conf" "$ROOT/etc/fabricsm.conf" || fail "the packaged config is not etc/fabricsm.conf"
 grep -qx /etc/fabricsm/fabricsm.conf "$work/control/conffiles" && grep -qx /etc/default/fabricsm "$work/control/conffiles" &&
   log "conffiles: $(tr '\n' ' ' < "$work/control/conffiles")" || fail "conffiles: $(cat "$work/control/conffiles")"
-if grep -q "deb-systemd-helper.*enable.*'fabricsm.service'" "$work/control/postinst" &&
-   ! grep -q "enable.*fabricsm-ports.service" "$work/control/postinst"; then
-  log "postinst enables and starts fabricsm.service only"
+# fabricsm.service: enabled and started on install. fabricsm-ports.service: never started, and
+# enabled only again where the admin had it enabled (debhelper's --no-enable: under
+# `debian-installed`, `was-enabled`).
+post=$work/control/postinst
+if grep -q "deb-systemd-helper enable 'fabricsm.service'" "$post" &&
+   grep -q "deb-systemd-invoke \$_dh_action 'fabricsm.service'" "$post" &&
+   ! grep -q "deb-systemd-invoke.*fabricsm-ports" "$post" &&
+   grep -q "deb-systemd-helper debian-installed 'fabricsm-ports.service'" "$post"; then
+  log "postinst enables and starts fabricsm.service; fabricsm-ports.service is not enabled nor started"
 else
-  fail "postinst: $(grep -e enable -e start "$work/control/postinst")"
+  fail "postinst: $(grep -e deb-systemd "$post")"
 fi
 "$root/usr/bin/fabricsm" --version | grep -qx "fabricsm $version" || fail "packaged binary: $("$root/usr/bin/fabricsm" --version)"
 for unit in fabricsm.service fabricsm@.service fabricsm-ports.service; do
@@ -79,5 +86,7 @@ for unit in fabricsm.service fabricsm@.service fabricsm-ports.service; do
   fi
 done
 
+# PACKAGE_OUT=DIR keeps the package.
+[ -n "${PACKAGE_OUT:-}" ] && cp "$deb" "$changes" "$PACKAGE_OUT"/
 [ $failed -eq 0 ] && log "all passed"
 exit $((failed > 0))
