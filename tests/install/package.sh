@@ -9,7 +9,8 @@
 # - its maintainer scripts enable fabricsm.service only (fabricsm-ports.service is its
 #   alternative), and the units, unpacked, pass `systemd-analyze verify`.
 # Minutes (it compiles the binary): scripts/test runs it as its own stage (SKIP_PACKAGE=1 skips).
-# PACKAGE_OUT=DIR: the .deb and .changes are copied there.
+# PACKAGE_OUT=DIR: the .deb and .changes are copied there. PACKAGE_INSTALL=1 (root): the package
+# is installed on this machine too, checked and purged (tests/install/package_install.sh).
 set -uo pipefail
 ROOT=$(realpath "$1")
 work=$(mktemp -d)
@@ -86,6 +87,10 @@ for unit in fabricsm.service fabricsm@.service fabricsm-ports.service; do
   fi
 done
 
+# PACKAGE_INSTALL=1: dpkg -i on this machine, checked, and purged (package_install.sh).
+if [ -n "${PACKAGE_INSTALL:-}" ]; then
+  "$(dirname "$0")/package_install.sh" "$deb" || fail "installing the package"
+fi
 # PACKAGE_OUT=DIR keeps the package.
 [ -n "${PACKAGE_OUT:-}" ] && cp "$deb" "$changes" "$PACKAGE_OUT"/
 [ $failed -eq 0 ] && log "all passed"
