@@ -3,9 +3,9 @@
 # build tree, and what lands where.
 # - The binary, the example config (the same as etc/fabricsm.conf), the PORTS knob and its
 #   launcher, the README under docdir, the units, the man pages, the bash completion.
-# - The units name the installed binary and config, whatever the prefix (this tree's, and a tree
-#   set up with --prefix=/opt/fabricsm), condition on the umad ABI file, and pass
-#   `systemd-analyze verify`.
+# - The units name the installed binary and config, whatever the prefix (this tree's, and trees
+#   only set up with --prefix=/opt/fabricsm and /usr: systemd's unit directory there), condition
+#   on the umad ABI file, and pass `systemd-analyze verify`. meson's defaults: no -Werror.
 # - The man pages render without a warning and are the binary's --help / --dump-config: every
 #   option of every command's --help, and every key of the dump, is in them, and doc/gen.py run
 #   again on the binary writes the same pages.
@@ -116,8 +116,24 @@ if meson setup "$work/opt" "$ROOT" --prefix=/opt/fabricsm -Dtests=false -Dbenche
     [ "$(installed "$work/opt" "${f%%:*}")" = "${f#*:}" ] && log "--prefix=$oprefix: ${f#*:}" ||
       fail "--prefix=$oprefix: ${f%%:*} goes to '$(installed "$work/opt" "${f%%:*}")', not ${f#*:}"
   done
+  # A build from source (meson's defaults, as a user or a package sets up) has no -Werror.
+  werror=$(meson introspect "$work/opt" --buildoptions |
+    python3 -c 'import json, sys; print([b["value"] for b in json.load(sys.stdin) if b["name"] == "werror"][0])')
+  [ "$werror" = False ] && log "a tree set up with meson's defaults: werror false" ||
+    fail "a tree set up with meson's defaults has werror=$werror"
 else
   fail "meson setup --prefix=/opt/fabricsm failed:"; tail -5 "$work/opt.log"
+fi
+# systemd's prefix: systemd's own unit directory (systemd.pc), /etc for the config.
+if pkg-config --exists systemd; then
+  if meson setup "$work/usr" "$ROOT" --prefix=/usr -Dtests=false -Dbenches=false > "$work/usr.log" 2>&1; then
+    want=$(pkg-config --variable=systemdsystemunitdir systemd)/fabricsm.service
+    [ "$(installed "$work/usr" fabricsm.service)" = "$want" ] && log "--prefix=/usr: $want" ||
+      fail "--prefix=/usr: fabricsm.service goes to '$(installed "$work/usr" fabricsm.service)', not $want"
+    check_units "$work/usr/etc" /usr/bin /etc /usr/libexec
+  else
+    fail "meson setup --prefix=/usr failed:"; tail -5 "$work/usr.log"
+  fi
 fi
 
 # The man pages: they render without warnings, and they are the binary's help.
