@@ -11,6 +11,8 @@ FABRICSM_PACKAGES=(
   librsvg2-bin sqlite3 systemd               # SVG check, database checks, unit verification
   libcpp-httplib-dev prometheus curl         # the metrics endpoint, its checks (promtool, a real server)
   nlohmann-json3-dev                         # every --json output
+  debhelper dpkg-dev lintian fakeroot        # the Debian package (scripts/test's package stage)
+  groff-base man-db bash-completion          # the install test: man pages render, completion loads
 )
 
 ensure_packages() {
@@ -37,6 +39,8 @@ configure_build() {
 }
 
 # setup_build DIR [meson options...]: set up DIR once (an existing DIR keeps its options).
+# -Werror here, for developers and the CI; meson.build's default (a user's or a package's
+# build) has it off, so that a newer compiler's new warning does not stop a build from source.
 # Unity builds (8 files a unit): most of a file's build time is the same headers parsed and the
 # same templates instantiated again; units of 8 halve the libraries' build. A plain `meson
 # setup` builds file by file (quicker to rebuild one file); both must build.
@@ -44,7 +48,7 @@ setup_build() {
   local dir=$1
   shift
   [ -f "$dir/build.ninja" ] && return 0
-  meson setup "$dir" -Dunity=on -Dunity_size=8 "$@" >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log" >&2; return 1; }
+  meson setup "$dir" -Dunity=on -Dunity_size=8 -Dwerror=true "$@" >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log" >&2; return 1; }
   rm -f "$dir.setup.log"
 }
 
