@@ -28,9 +28,10 @@ mkdir -p "$src"
    tar --null -T - -cf -) | tar -xf - -C "$src" || { fail "copying the tree"; exit 1; }
 
 start=$(date +%s)
-# Without debug info (-g0; the package's own build has -g) and its -dbgsym package: less
-# time, and the packaging is the same.
-(cd "$src" && DEB_BUILD_OPTIONS="nocheck noddebs parallel=$(nproc)" DEB_CXXFLAGS_APPEND=-g0 \
+# Without optimisation (noopt: -O0) or debug info (-g0), and without the -dbgsym package: the
+# package's own build has -O2 -g; this one checks the packaging, which is the same, in a
+# third of the time (CI's budget).
+(cd "$src" && DEB_BUILD_OPTIONS="nocheck noddebs noopt parallel=$(nproc)" DEB_CXXFLAGS_APPEND=-g0 \
    dpkg-buildpackage -b -us -uc) \
   > "$work/build.log" 2>&1 || { fail "dpkg-buildpackage failed:"; tail -40 "$work/build.log"; exit 1; }
 log "dpkg-buildpackage -b -us -uc: $(( $(date +%s) - start )) s"
