@@ -17,8 +17,7 @@ namespace cli {
 
 namespace {
 
-
-void usage(std::FILE* out) {
+void config_usage(std::FILE* out) {
   fmt::print(out,
              "usage: fabricsm config import FILE   print FILE (opensm.conf or fabricsm.conf) as a fabricsm.conf\n"
              "       fabricsm config check FILE    read FILE and the files it names as `fabricsm run` would\n");
@@ -27,18 +26,19 @@ void usage(std::FILE* out) {
 }  // namespace
 
 int cmd_config(int argc, char** argv) {
-  if (argc == 2 && (std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h")) {
-    usage(stdout);
-    return 0;
-  }
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") {  // `config import --help` too
+      config_usage(stdout);
+      return 0;
+    }
   for (int i = 1; i < argc; ++i)
     if (std::string_view(argv[i]).starts_with("-")) {  // there is no option but --help
       fmt::print(stderr, "fabricsm config: unrecognised option '{}'\n", argv[i]);
-      usage(stderr);
+      config_usage(stderr);
       return kExitUsage;
     }
   if (argc != 3 || (std::string_view(argv[1]) != "import" && std::string_view(argv[1]) != "check")) {
-    usage(stderr);
+    config_usage(stderr);
     return kExitUsage;
   }
   const std::string verb = argv[1], file = argv[2];

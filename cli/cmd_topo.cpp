@@ -319,7 +319,7 @@ constexpr Sub kSubs[] = {
     {"convert", "FILE [-o FILE]", "rewrite a net file in the normal layout", run_convert},
 };
 
-void usage(std::FILE* out) {
+void topo_usage(std::FILE* out) {
   fmt::print(out, "usage: fabricsm topo <command> [options]   (fabricsm topo <command> --help)\n"
                   "Net files (ibnetdiscover/ibsim format) go to stdout unless -o FILE.\n\n");
   for (const Sub& s : kSubs) fmt::print(out, "  {:<10} {}\n  {:<10}   {}\n", s.name, s.summary, "", s.args);
@@ -329,12 +329,12 @@ void usage(std::FILE* out) {
 
 int cmd_topo(int argc, char** argv) {
   if (argc < 2) {
-    usage(stderr);
+    topo_usage(stderr);
     return kExitUsage;
   }
   std::string_view name = argv[1];
   if (name == "-h" || name == "--help" || name == "help") {
-    usage(stdout);
+    topo_usage(stdout);
     return 0;
   }
   for (const Sub& s : kSubs) {
@@ -350,7 +350,7 @@ int cmd_topo(int argc, char** argv) {
     }
   }
   fmt::print(stderr, "fabricsm topo: unknown command '{}'\n", name);
-  usage(stderr);
+  topo_usage(stderr);
   return kExitUsage;
 }
 

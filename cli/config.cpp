@@ -123,6 +123,9 @@ const std::vector<Option>& table() {
       text("partition_config_file",
            "partitions file, in a subset of OpenSM's partitions.conf syntax (empty: Default=0x7fff, ipoib : ALL=full)",
            &DaemonConfig::partition_config_file),
+      flag("allow_both_pkeys", "a port named =both in the partitions file holds the P_Key as full and as limited "
+           "member; FALSE (OpenSM's default): as full member only",
+           [](auto& c) -> auto& { return c.allow_both_pkeys; }),
       text("guid2lid_file", "OpenSM's LID cache (/var/cache/opensm/guid2lid): ports the store does not remember "
            "get the LIDs it gives them, read at start", &DaemonConfig::guid2lid_file),
       // Port parameters
@@ -371,6 +374,7 @@ mad::Result<DaemonConfig> load_config(const std::string& file, const po::variabl
       cfg.sm.partitions = std::move(*parts);
     }
   }
+  cfg.sm.partitions.allow_both_pkeys = cfg.allow_both_pkeys;
   if (cfg.daemon && cfg.log_file.empty())
     return mad::fail(mad::Errc::invalid, "daemon: a daemon in the background has no stderr: set log_file too");
   if (!cfg.guid2lid_file.empty()) {
@@ -383,7 +387,7 @@ mad::Result<DaemonConfig> load_config(const std::string& file, const po::variabl
 
 std::string config_file_text(const DaemonConfig& cfg) {
   std::string out =
-      "# /etc/fabricsm/fabricsm.conf -- fabricsm's configuration (`fabricsm run --dump-config`).\n"
+      "# fabricsm.conf -- fabricsm's configuration (`fabricsm run --dump-config`; the package keeps it in /etc/fabricsm/).\n"
       "#\n"
       "# Every option is listed here with its help; those at their default are commented out. The\n"
       "# same names work on the command line (`fabricsm run --sm_priority 10`), and the command line\n"

@@ -27,6 +27,7 @@ struct DaemonConfig {
   sm::perfmgr::Config perf;  // port counters (perfmgr_*) and health rules (health_*)
   std::string root_guid_file;
   std::string partition_config_file;  // read into sm.partitions by load_config
+  bool allow_both_pkeys = false;      // OpenSM's: `=both` gives a port both entries, else the full one
   std::string guid2lid_file;          // OpenSM's LID cache, read into imported_lids by load_config
   sm::LidMap imported_lids;
   std::string db_path = "/var/lib/fabricsm/fabricsm.db";

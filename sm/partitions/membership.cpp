@@ -45,8 +45,9 @@ struct MemberIndex {
   }
 };
 
-void push_keys(std::vector<uint16_t>& out, uint16_t pkey, Membership how) {
+void push_keys(std::vector<uint16_t>& out, uint16_t pkey, Membership how, bool allow_both) {
   const uint16_t key = pkey & 0x7FFF;
+  if (how == Membership::both && !allow_both) how = Membership::full;
   if (how == Membership::full || how == Membership::both) out.push_back(key | 0x8000);
   if (how == Membership::limited || how == Membership::both) out.push_back(key);
 }
@@ -83,9 +84,9 @@ std::vector<PortPKeys> resolve_pkeys(const Topology& topo, const PartitionSet& s
       }
       if (first != kNoIndx0 && !decided[first]->indx0) first = kNoIndx0;
       PortPKeys pk{id, p.num, p.guid, {}};
-      if (first != kNoIndx0) push_keys(pk.pkeys, set.partitions[first].pkey, decided[first]->membership);
+      if (first != kNoIndx0) push_keys(pk.pkeys, set.partitions[first].pkey, decided[first]->membership, set.allow_both_pkeys);
       for (size_t i = 0; i < set.partitions.size(); ++i)
-        if (decided[i] && i != first) push_keys(pk.pkeys, set.partitions[i].pkey, decided[i]->membership);
+        if (decided[i] && i != first) push_keys(pk.pkeys, set.partitions[i].pkey, decided[i]->membership, set.allow_both_pkeys);
       out.push_back(std::move(pk));
     }
   }

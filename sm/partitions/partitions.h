@@ -30,8 +30,8 @@
 
 namespace sm {
 
-// both: the port holds the P_Key twice, as full and as limited member (OpenSM's =both with
-// allow_both_pkeys).
+// both: the port holds the P_Key twice, as full and as limited member, with allow_both_pkeys
+// (PartitionSet); without it, as a full member only (as OpenSM).
 enum class Membership : uint8_t { none = 0, limited = 1, full = 2, both = 3 };
 
 struct PartitionMember {
@@ -69,6 +69,9 @@ struct Partition {
 
 struct PartitionSet {
   std::vector<Partition> partitions;  // Default first, then in file order; P_Keys unique
+  // OpenSM's allow_both_pkeys: `=both` puts the P_Key in a port's table twice (full and
+  // limited); without it (OpenSM's default) `=both` is the full entry only.
+  bool allow_both_pkeys = false;
   // The set without a file (or with one that has no statement): Default=0x7fff, ipoib : ALL=full.
   static PartitionSet defaults();
   bool operator==(const PartitionSet&) const = default;

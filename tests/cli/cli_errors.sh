@@ -6,6 +6,7 @@
 # - `show routes LID` of a LID no port has exits 1 saying so (not a table of "(no route)").
 # - An option naming a file that cannot be read is refused with the file, line and key.
 # - The default routing engine is the same for `run`, `sim` and `drill`, and `sim` routes with it.
+# - --help after a command's words is its help (exit 0).
 set -uo pipefail
 fabricsm=$(realpath "$1")
 shared=$2
@@ -88,6 +89,14 @@ expect 1 "no port has LID 9999" show routes 9999 "${db[@]}"
 printf 'lmc = 0\nroot_guid_file = (null)\n' > "$work/null.conf"
 expect 2 "null.conf:2: root_guid_file: \(null\): " config check "$work/null.conf"
 expect 2 "^fabricsm run: --root_guid_file: /nonexistent: " run --root_guid_file /nonexistent --dump-config
+
+# --help anywhere in a command's words is its help, exit 0 (`config import --help` read --help
+# as a file once).
+for cmd in "config" "config import" "config check $work/ok.conf" "show nodes" "sim" "drill" "run" "status" "topo fat-tree"; do
+  # shellcheck disable=SC2086
+  out=$("$fabricsm" $cmd --help 2> "$work/err"); rc=$?
+  [ $rc -eq 0 ] && [ -n "$out" ] || fail "fabricsm $cmd --help: exit $rc, stdout ${#out} bytes, stderr '$(head -c 200 "$work/err")'"
+done
 
 # One default routing engine: what each command's help says, and what sim routes with.
 engine_run=$("$fabricsm" run --help | tr -s ' \n' ' ' | grep -o -e '--routing_engine VALUE [^[]*\[default: [^]]*\]')

@@ -2,6 +2,7 @@
 // what is reported, what is refused (with the line), and --dump-config's active lines.
 #include <doctest/doctest.h>
 
+#include <boost/program_options.hpp>
 #include <fstream>
 
 #include "cli/config.h"
@@ -146,4 +147,16 @@ TEST_CASE("config files: --dump-config sets what differs from the defaults, and 
   CHECK(cli::describe(*again) == cli::describe(*c));
   // Every OpenSM default is one fabricsm reads as such.
   for (const cli::OpenSmKey& k : cli::opensm_keys()) CHECK(cli::is_opensm_default(k, k.default_value));
+}
+
+TEST_CASE("allow_both_pkeys (OpenSM's name, default FALSE) reaches the partitions") {
+  Files f;
+  boost::program_options::variables_map none;
+  auto off = cli::load_config(f.write("off.conf", "sm_priority 3\n"), none);
+  REQUIRE(off);
+  CHECK_FALSE(off->sm.partitions.allow_both_pkeys);
+  auto on = cli::load_config(f.write("on.conf", "allow_both_pkeys TRUE\n"), none);
+  REQUIRE(on);
+  CHECK(on->sm.partitions.allow_both_pkeys);
+  CHECK(on->notes.empty());  // implemented: not in the note of OpenSM keys left out
 }

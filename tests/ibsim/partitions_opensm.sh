@@ -39,6 +39,7 @@ storage=0x000a, ipoib, indx0, sl=0 :
 storage2=0x0a : $g3=full ;                     # the same P_Key: one partition
 compute=0x000b, defmember=full : ALL_CAS, ALL_ROUTERS, NONE ;
 mgmt=0x000c, indx0 : $g3=full, SELF=full ;
+both=0x000d : $g2=both ;                       # the full entry only (allow_both_pkeys FALSE)
 CONF
 mgids=(ff12:401b:800a::ffff:ffff ff12:401b:800a::707 ff12::1 ff15::2 ff12:401b:ffff::ffff:ffff)
 

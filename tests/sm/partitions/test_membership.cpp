@@ -62,6 +62,7 @@ TEST_CASE("members by GUID, class and SELF; full bit; last entry decides; file o
     c=0x0c : 0x301=limited, ALL_CAS=full, 0x301=both ;  # a later class entry, then the GUID again
   )", "t");
   REQUIRE(set);
+  set->allow_both_pkeys = true;
   const auto r = by_guid(resolve_pkeys(t, *set));
   CHECK(r.at(0x100) == std::vector<uint16_t>{0x7FFF, 0x800A});
   CHECK(r.at(0x201) == std::vector<uint16_t>{0xFFFF, 0x800A, 0x8005, 0x0005, 0x800C});
@@ -169,4 +170,17 @@ TEST_CASE("ALL_CAS, ALL_SWITCHES, ALL_ROUTERS by node type") {
   CHECK(r.at(0x201) == std::vector<uint16_t>{0xFFFF, 0x0001});
   CHECK(r.at(0x100) == std::vector<uint16_t>{0xFFFF, 0x0002});
   CHECK(r.at(0x401) == std::vector<uint16_t>{0xFFFF, 0x8003});
+}
+
+TEST_CASE("=both is both entries only with allow_both_pkeys; else the full one, as OpenSM's default") {
+  const auto t = small_subnet();
+  auto set = sm::parse_partitions("Default=0x7fff : ALL=full ; s=0x05 : 0x301=both, 0x302=limited ;", "t");
+  REQUIRE(set);
+  CHECK_FALSE(set->allow_both_pkeys);
+  auto r = by_guid(resolve_pkeys(t, *set));
+  CHECK(r.at(0x301) == std::vector<uint16_t>{0xFFFF, 0x8005});
+  CHECK(r.at(0x302) == std::vector<uint16_t>{0xFFFF, 0x0005});
+  set->allow_both_pkeys = true;
+  r = by_guid(resolve_pkeys(t, *set));
+  CHECK(r.at(0x301) == std::vector<uint16_t>{0xFFFF, 0x8005, 0x0005});
 }
