@@ -9,6 +9,7 @@
 #   check_all NETFILE        every check below; returns the number of failed checks
 #   check_sminfo SM          the SM, running as a daemon, answers SMInfo as MASTER
 #   sm_daemon SM [ARGS...]   the SM as a daemon in the background, back at SUBNET UP
+#   partitions_sm SM         the same with $work/partitions.conf (fabricsm or OpenSM, minhop)
 #   sminfo_master [ARGS...]  sminfo, a few tries, until it names a MASTER
 #   ca_lids [HOST]           the LIDs of the CA ports, one a line
 #   lid_of [HOST], port_lids [HOST]    a port's LID; every port's LID (ibnetdiscover -p)
@@ -261,4 +262,21 @@ check_sminfo() {
   fi
   [ $bad -eq 0 ] && log "sminfo: $sm answers as MASTER (LID routed and DR) OK"
   return $bad
+}
+
+# partitions_sm SM: fabricsm or OpenSM as a daemon (minhop) with $work/partitions.conf, its log
+# in $work/daemon.log; returns at SUBNET UP (exits the test without it).
+partitions_sm() {
+  rm -f "$work/daemon.log"
+  case $1 in
+    fabricsm) (cd "$work/cwd" && LD_PRELOAD=$SHIM exec "$FABRICSM" run --db "$work/fabricsm.db" \
+                 --control_socket "$work/sm.sock" --routing minhop --partition_config_file "$work/partitions.conf" \
+                 --log-level debug 2> "$work/daemon.log") & ;;
+    opensm) (cd "$work/cwd" && LD_PRELOAD=$SHIM OSM_TMP_DIR=$work OSM_CACHE_DIR=$work \
+               exec opensm -d 2 -R minhop -P "$work/partitions.conf" -f "$work/daemon.log" > /dev/null 2>&1) & ;;
+  esac
+  sm_pid=$!
+  local i=0
+  until grep -q 'SUBNET UP' "$work/daemon.log" 2>/dev/null || [ $i -gt 300 ]; do i=$((i + 1)); sleep 0.1; done
+  grep -q 'SUBNET UP' "$work/daemon.log" || { fail "$1: no SUBNET UP"; tail -5 "$work/daemon.log"; exit 1; }
 }

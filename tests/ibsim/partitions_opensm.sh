@@ -43,21 +43,6 @@ both=0x000d : $g2=both ;                       # the full entry only (allow_both
 CONF
 mgids=(ff12:401b:800a::ffff:ffff ff12:401b:800a::707 ff12::1 ff15::2 ff12:401b:ffff::ffff:ffff)
 
-start_sm() {  # start_sm SM
-  rm -f "$work/daemon.log"
-  case $1 in
-    fabricsm) (cd "$work/cwd" && LD_PRELOAD=$SHIM exec "$FABRICSM" run --db "$work/fabricsm.db" \
-                 --control_socket "$work/sm.sock" --routing minhop --partition_config_file "$work/partitions.conf" \
-                 --log-level debug 2> "$work/daemon.log") & ;;
-    opensm) (cd "$work/cwd" && LD_PRELOAD=$SHIM OSM_TMP_DIR=$work OSM_CACHE_DIR=$work \
-               exec opensm -d 2 -R minhop -P "$work/partitions.conf" -f "$work/daemon.log" > /dev/null 2>&1) & ;;
-  esac
-  sm_pid=$!
-  local i=0
-  until grep -q 'SUBNET UP' "$work/daemon.log" 2>/dev/null || [ $i -gt 300 ]; do i=$((i + 1)); sleep 0.1; done
-  grep -q 'SUBNET UP' "$work/daemon.log" || { fail "$1: no SUBNET UP"; tail -5 "$work/daemon.log"; exit 1; }
-}
-
 state() {  # state SM: each probe's index 0 and other P_Keys, then each MGID's group
   local out=$work/$1.state c m rec raw
   : > "$out"
@@ -75,7 +60,7 @@ state() {  # state SM: each probe's index 0 and other P_Keys, then each MGID's g
 
 for sm in opensm fabricsm; do
   ibsim_start "$NET" || exit 1
-  start_sm $sm
+  partitions_sm $sm
   sleep 0.5  # OpenSM logs SUBNET UP before its last P_Key Sets are answered
   state $sm
   sm_stop TERM

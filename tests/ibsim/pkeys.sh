@@ -52,21 +52,6 @@ state() {
   done
 }
 
-start_sm() {  # start_sm SM
-  rm -f "$work/daemon.log"
-  case $1 in
-    fabricsm) (cd "$work/cwd" && LD_PRELOAD=$SHIM exec "$FABRICSM" run --db "$work/fabricsm.db" \
-                 --control_socket "$work/sm.sock" --routing minhop --partition_config_file "$work/partitions.conf" \
-                 --log-level debug 2> "$work/daemon.log") & ;;
-    opensm) (cd "$work/cwd" && LD_PRELOAD=$SHIM OSM_TMP_DIR=$work OSM_CACHE_DIR=$work \
-               exec opensm -d 2 -R minhop -P "$work/partitions.conf" -f "$work/daemon.log" > /dev/null 2>&1) & ;;
-  esac
-  sm_pid=$!
-  local i=0
-  until grep -q 'SUBNET UP' "$work/daemon.log" 2>/dev/null || [ $i -gt 300 ]; do i=$((i + 1)); sleep 0.1; done
-  grep -q 'SUBNET UP' "$work/daemon.log" || { fail "$1: no SUBNET UP"; tail -5 "$work/daemon.log"; exit 1; }
-}
-
 # wait_log PATTERN COUNT: until the daemon log has COUNT lines matching (10 s at most).
 wait_log() {
   local i=0
@@ -75,7 +60,7 @@ wait_log() {
 
 for sm in opensm fabricsm; do
   ibsim_start "$NET" || exit 1
-  start_sm $sm
+  partitions_sm $sm
   sleep 0.5  # OpenSM logs SUBNET UP before its last P_Key Sets are answered
   state $sm
   if [ $sm = fabricsm ]; then

@@ -18,6 +18,7 @@ trap 'rm -rf "$work"' EXIT
 failed=0
 log() { echo "[install] $*"; }
 fail() { log "FAIL: $*"; failed=$((failed + 1)); }
+. "$(dirname "$0")/verify_units.sh"
 
 DEST=$work/dest
 meson install -C "$BUILD" --no-rebuild --destdir "$DEST" --quiet > "$work/install.log" 2>&1 ||
@@ -90,17 +91,7 @@ done
 
 # systemd-analyze verify checks that ExecStart's binary exists: the units pointed into DEST.
 if command -v systemd-analyze > /dev/null; then
-  mkdir -p "$work/units"
-  for unit in fabricsm.service fabricsm@.service fabricsm-ports.service; do
-    target=$work/units/$unit
-    [ "$unit" = fabricsm@.service ] && target=$work/units/fabricsm@0x0002c903000000aa.service
-    sed -e "s|^ExecStart=$prefix/|ExecStart=$DEST$prefix/|" "$DEST$unitdir/$unit" > "$target"
-    if out=$(systemd-analyze verify --man=no "$target" 2>&1 | grep -v -e 'rdma-hw.target' -e '^$'); [ -z "$out" ]; then
-      log "systemd-analyze verify $unit: clean"
-    else
-      fail "systemd-analyze verify $unit: $out"
-    fi
-  done
+  verify_units "$DEST$unitdir" "$prefix/" "$DEST" ""
 else
   fail "systemd-analyze not installed (package systemd)"
 fi

@@ -18,6 +18,7 @@ trap 'rm -rf "$work"' EXIT
 failed=0
 log() { echo "[package] $*"; }
 fail() { log "FAIL: $*"; failed=$((failed + 1)); }
+. "$(dirname "$0")/verify_units.sh"
 
 version=$(sed -n '1s/^fabricsm (\([^)]*\)).*/\1/p' "$ROOT/debian/changelog")
 src=$work/fabricsm-$version
@@ -77,16 +78,7 @@ else
   fail "postinst: $(grep -e deb-systemd "$post")"
 fi
 "$root/usr/bin/fabricsm" --version | grep -qx "fabricsm $version" || fail "packaged binary: $("$root/usr/bin/fabricsm" --version)"
-for unit in fabricsm.service fabricsm@.service fabricsm-ports.service; do
-  target=$work/$unit
-  [ "$unit" = fabricsm@.service ] && target=$work/fabricsm@0x0002c903000000aa.service
-  sed -e "s|^ExecStart=/|ExecStart=$root/|" "$root/lib/systemd/system/$unit" > "$target"
-  if out=$(systemd-analyze verify --man=no "$target" 2>&1 | grep -v -e 'rdma-hw.target' -e '^$'); [ -z "$out" ]; then
-    log "systemd-analyze verify $unit (packaged): clean"
-  else
-    fail "systemd-analyze verify $unit (packaged): $out"
-  fi
-done
+verify_units "$root/lib/systemd/system" / "$root" " (packaged)"
 
 # PACKAGE_INSTALL=1: dpkg -i on this machine, checked, and purged (package_install.sh).
 if [ -n "${PACKAGE_INSTALL:-}" ]; then
