@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "sm/mkey/secret.h"
 #include "cli/config_option.h"
 #include "cli/listen_address.h"
 #include "cli/opensm_conf.h"
@@ -150,17 +151,28 @@ const std::vector<Option>& table() {
       num("max_op_vls", "OperationalVLs cap (1: VL0 .. 5: VL0-14), also capped by both ends' VLCap", 1, 5,
           [](DaemonConfig& c, int64_t v) { c.sm.ports.max_op_vls = static_cast<uint8_t>(v); },
           [](const DaemonConfig& c) { return c.sm.ports.max_op_vls; }),
-      {"m_key", "M_Key written to every port (0: none)",
+      {"m_key", "one M_Key for every port (0: none); m_key_secret_file gives each port its own instead",
        [](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
+         if (v == "hidden")
+           return mad::fail(mad::Errc::invalid, "the key is not shown by --dump-config or in the log: write it here");
          auto k = u64(v);
          if (!k) return std::unexpected(k.error());
          c.sm.ports.m_key = *k;
          return {};
        },
-       [](const DaemonConfig& c) { return fmt::format("0x{:016x}", c.sm.ports.m_key); }},
-      num("m_key_lease_period", "M_KeyLeasePeriod, seconds (0: infinite)", 0, 65535,
+       // A secret: shown nowhere (the dump, a reload's log line).
+       [](const DaemonConfig& c) { return c.sm.ports.m_key ? std::string("hidden") : fmt::format("0x{:016x}", 0); }},
+      num("m_key_lease_period", "M_KeyLeasePeriod, seconds: after a refused SMP a port whose SM is gone drops its "
+          "protection after this long, so another SM can take it over (0: never)", 0, 65535,
           [](DaemonConfig& c, int64_t v) { c.sm.ports.m_key_lease = static_cast<uint16_t>(v); },
           [](const DaemonConfig& c) { return c.sm.ports.m_key_lease; }),
+      num("m_key_protection_level", "M_KeyProtectBits written with the key: 0 Gets read the key, 1 Gets work but "
+          "show no key, 2 and 3 Gets refused too (Sets need the key at every level)", 0, 3,
+          [](DaemonConfig& c, int64_t v) { c.sm.ports.m_key_protect = static_cast<uint8_t>(v); },
+          [](const DaemonConfig& c) { return c.sm.ports.m_key_protect; }),
+      text("m_key_secret_file", "a file (mode 0600, 16 bytes or more) whose secret gives every port its own M_Key "
+           "(keyed hash with the port GUID): SMs sharing it know every key; empty: m_key",
+           &DaemonConfig::m_key_secret_file),
       // Transactions
       num("max_wire_smps", "SMPs in flight at once (OpenSM: 4)", 1, 4096,
           [](DaemonConfig& c, int64_t v) { c.sm.mads.window = static_cast<int>(v); },
@@ -375,6 +387,17 @@ mad::Result<DaemonConfig> load_config(const std::string& file, const po::variabl
     }
   }
   cfg.sm.partitions.allow_both_pkeys = cfg.allow_both_pkeys;
+  if (!cfg.m_key_secret_file.empty() && cfg.sm.ports.m_key_protect >= 2)
+    // A port's key follows from its GUID, which a Get must read first: refused at 2 and 3.
+    return mad::fail(mad::Errc::invalid,
+                     "m_key_secret_file with m_key_protection_level 2 or 3: a restarted or standby SM could not read a "
+                     "port before it knows the port's GUID, which gives its key; use level 1 (Gets work, keys hidden, "
+                     "Sets need the key) or one m_key for every port");
+  if (!cfg.m_key_secret_file.empty()) {  // kept out of the config dump, the log and the store
+    auto secret = sm::mkey::read_secret_file(cfg.m_key_secret_file);
+    if (!secret) return named("m_key_secret_file", secret.error());
+    cfg.sm.m_key_secret = std::move(*secret);
+  }
   if (cfg.daemon && cfg.log_file.empty())
     return mad::fail(mad::Errc::invalid, "daemon: a daemon in the background has no stderr: set log_file too");
   if (!cfg.guid2lid_file.empty()) {

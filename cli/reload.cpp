@@ -12,7 +12,8 @@ bool restart_only(const std::string& key) {
       "polling_retry_number", "activity_stall_polls", "max_wire_smps", "transaction_timeout",
       "transaction_retries", "db_path", "on_corrupt_db", "db_group", "control_socket", "lmc",
       "metrics_listen", "perfmgr_max_outstanding_queries", "guid2lid_file", "log_file",
-      "accum_log_file", "log_max_size", "daemon"};
+      "accum_log_file", "log_max_size", "daemon", "m_key", "m_key_lease_period", "m_key_protection_level",
+      "m_key_secret_file"};
   return keys.count(key) != 0;
 }
 
@@ -32,6 +33,11 @@ Reload plan_reload(const DaemonConfig& running, const DaemonConfig& next) {
   r.apply.sm.ha = running.sm.ha;
   r.apply.sm.mads = running.sm.mads;
   r.apply.sm.ports.lmc = running.sm.ports.lmc;
+  r.apply.sm.ports.m_key = running.sm.ports.m_key;  // the Sets that change keys carry the old ones
+  r.apply.sm.ports.m_key_lease = running.sm.ports.m_key_lease;
+  r.apply.sm.ports.m_key_protect = running.sm.ports.m_key_protect;
+  r.apply.sm.m_key_secret = running.sm.m_key_secret;
+  r.apply.m_key_secret_file = running.m_key_secret_file;
   r.apply.db_path = running.db_path;
   r.apply.on_corrupt_db = running.on_corrupt_db;
   r.apply.db_group = running.db_group;

@@ -54,7 +54,7 @@ void HaHost::send_sm_info(Guid port, uint32_t modifier, const mad::SmInfo& paylo
   }
   mad::Smp s = mad::make_dr_smp(modifier ? mad::method::set : mad::method::get, mad::attr::sm_info, modifier,
                                 it->second.path);
-  s.mkey = m_key_;
+  s.mkey = keys_.for_port(port);
   if (modifier) s.data = mad::encode_attr(payload);
   mad::Packet p;
   p.mad = mad::encode_smp(s);
@@ -87,7 +87,8 @@ void HaHost::answer(const mad::Packet& p, const mad::Smp& req, ha::Agent& agent)
   };
   if (req.method == mad::method::get) {
     // IBA 14.2.5.13: the SM_Key only to a requester whose M_Key checks out.
-    reply(agent.on_get(m_key_ == 0 || req.mkey == m_key_));
+    const uint64_t own = keys_.own_key(self_);
+    reply(agent.on_get(own == 0 || req.mkey == own));
   } else if (req.method == mad::method::set) {
     auto sender = mad::decode_attr<mad::SmInfo>(req);
     if (!sender) {

@@ -12,6 +12,7 @@
 #include "mad/transactions.h"
 #include "sm/fabric_model.h"
 #include "sm/log.h"
+#include "sm/mkey/key_ring.h"
 #include "sm/types.h"
 
 namespace sm {
@@ -22,14 +23,17 @@ class HaHost final : public ha::SmHost {
     std::function<void()> discover, become_master, stand_by, resweep;
     std::function<void(const ha::Note&)> note;  // after it is logged
   };
-  HaHost(mad::Transport& transport, mad::Transactions& tx, Logger& log, uint64_t m_key, Hooks hooks)
-      : transport_(transport), tx_(tx), log_(log), m_key_(m_key), hooks_(std::move(hooks)) {}
+  // `keys` (borrowed): the M_Key of each SM port it asks, and of its own.
+  HaHost(mad::Transport& transport, mad::Transactions& tx, Logger& log, const mkey::KeyRing& keys, Hooks hooks)
+      : transport_(transport), tx_(tx), log_(log), keys_(keys), hooks_(std::move(hooks)) {}
 
   // The SM ports of a walked fabric (the SM's own included: the Role skips it), and the routes
   // to them from now on.
   std::vector<ha::SmPort> sm_ports(const Topology& topo, const FabricModel& model);
   // The port that holds `lid` (for trap 144), and a route to it; zero GUID when unknown.
   Guid port_by_lid(const Topology& topo, Lid lid);
+  // This SM's own port: its M_Key decides who may see the SM_Key.
+  void set_self(Guid port) { self_ = port; }
   // Answers an SMInfo Get or Set addressed to this SM.
   void answer(const mad::Packet& p, const mad::Smp& req, ha::Agent& agent);
 
@@ -52,7 +56,8 @@ class HaHost final : public ha::SmHost {
   mad::Transport& transport_;
   mad::Transactions& tx_;
   Logger& log_;
-  uint64_t m_key_;
+  const mkey::KeyRing& keys_;
+  Guid self_;
   Hooks hooks_;
   std::unordered_map<Guid, Route> routes_;  // SM ports
   Lid own_lid_;

@@ -95,6 +95,12 @@ struct LogCode {
   X(trap, 603, info, quiet, "a trap arrived: its number and issuer")                                   \
   X(flapping, 604, warn, event, "a port changes state too often")                                      \
   X(trap_144, 605, debug, quiet, "trap 144 (capabilities changed) and the port it names")              \
+  X(mkey_foreign, 606, warn, event, "a port carried another SM's M_Key, which it showed: this SM's goes on it") \
+  X(mkey_refused, 607, error, event, "ports hold an M_Key this SM does not know: left alone until their lease runs out") \
+  X(mkey_retry, 608, info, event, "the M_Key lease of ports left alone has run out: they are tried again") \
+  X(mkey_violations, 609, warn, event, "a port's M_KeyViolations counter rose since the last sweep")    \
+  X(bad_mkey, 610, error, event, "security: trap 256, a port refused an SMP with a wrong M_Key, and who sent it") \
+  X(own_mkey_refused, 611, debug, quiet, "trap 256 for this SM's own SMP (a port it does not hold the key of)") \
   X(store_open_failed, 700, error, event, "the store could not be opened or read")                     \
   X(store_committed, 701, info, quiet, "a sweep's commit: rows written, time")                         \
   X(store_commit_failed, 702, error, event, "a sweep's commit failed (the next one writes everything)") \

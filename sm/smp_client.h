@@ -6,6 +6,7 @@
 
 #include "mad/smp.h"
 #include "mad/transactions.h"
+#include "sm/mkey/key_ring.h"
 
 namespace sm {
 
@@ -15,9 +16,10 @@ class SmpClient {
 
   // `rounds`: how many times a Get (or an idempotent Set) is submitted afresh when the
   // transaction layer gives up on it, each time with its full resends. A lossy link then
-  // costs time, not a node left out of the sweep.
-  SmpClient(mad::Transactions& tx, uint64_t m_key = 0, int rounds = 3)
-      : tx_(tx), m_key_(m_key), rounds_(rounds) {}
+  // costs time, not a node left out of the sweep. `keys` (borrowed; none: M_Key 0) gives each
+  // SMP the M_Key of the port it goes to and learns who answers where.
+  SmpClient(mad::Transactions& tx, mkey::KeyRing* keys = nullptr, int rounds = 3)
+      : tx_(tx), keys_(keys), rounds_(rounds) {}
 
   void get(const mad::DrPath& path, uint16_t attr, uint32_t mod, Done done) {
     send(mad::make_dr_smp(mad::method::get, attr, mod, path), std::move(done), rounds_);
@@ -40,12 +42,13 @@ class SmpClient {
     s.data = data;
     send(s, std::move(done), 1);
   }
+  const mkey::KeyRing* keys() const { return keys_; }
   mad::Transactions& transactions() { return tx_; }
   const mad::Transactions& transactions() const { return tx_; }
 
  private:
   void send(mad::Smp s, Done done, int rounds) {
-    s.mkey = m_key_;
+    if (keys_ && keys_->protects()) s.mkey = keys_->for_path(mad::initial_path_of(s));
     mad::Packet p;
     p.mad = mad::encode_smp(s);
     p.addr.lid = mad::kPermissiveLid;
@@ -60,12 +63,13 @@ class SmpClient {
       if (!smp) return done(std::unexpected(smp.error()));
       if (smp->status != mad::status::ok)
         return done(mad::fail(mad::Errc::mad_status, mad::status::describe(smp->status)));
+      if (keys_) keys_->note_answer(*smp);
       done(std::move(*smp));
     });
   }
 
   mad::Transactions& tx_;
-  uint64_t m_key_;
+  mkey::KeyRing* keys_;
   int rounds_;
 };
 

@@ -28,6 +28,11 @@ struct SmView {
   bool up = false;  // SUBNET UP reached by this SM as master
   uint64_t sweeps = 0;
   std::vector<ha::Peer> peers;
+  // M_Key: violations counted on ports holding this SM's key, Bad M_Key traps from others,
+  // ports left alone for a key this SM does not know.
+  uint64_t mkey_violations = 0;
+  uint64_t bad_mkey_traps = 0;
+  size_t mkey_refusing = 0;
 };
 
 struct Subnet {

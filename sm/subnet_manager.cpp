@@ -11,13 +11,14 @@ SubnetManager::SubnetManager(mad::Transport& transport, SmConfig cfg, Logger& lo
       cfg_(std::move(cfg)),
       log_(log),
       tx_(transport, cfg_.mads),
-      client_(tx_, cfg_.ports.m_key),
+      keys_(cfg_.ports.m_key, cfg_.m_key_secret),
+      client_(tx_, &keys_),
       lids_(cfg_.ports.lmc, std::move(remembered.lids)),
       lft_memory_(std::move(remembered.lfts)),
       clock_(transport.clock()),
       pending_({cfg_.trap_coalesce, cfg_.retry_interval, cfg_.sweep_interval}),
       flaps_(cfg_.flap_threshold, cfg_.flap_window),
-      ha_host_(transport, tx_, log, cfg_.ports.m_key,
+      ha_host_(transport, tx_, log, keys_,
                HaHost::Hooks{[this] { ha_discover(); }, [this] { ha_become_master(); },
                              [this] { ha_stand_by(); },
                              [this] { request_sweep("another master handed its part of the subnet over"); },
@@ -48,6 +49,10 @@ void SubnetManager::request_sweep(std::string why, bool verify) {
 bool SubnetManager::reconfigure(const SmConfig& next) {
   PortPolicy ports = next.ports;
   ports.lmc = cfg_.ports.lmc;  // the LID manager's LMC is fixed: another one is a restart
+  // So are the keys: the Sets that would change them carry the keys the ports hold now.
+  ports.m_key = cfg_.ports.m_key;
+  ports.m_key_lease = cfg_.ports.m_key_lease;
+  ports.m_key_protect = cfg_.ports.m_key_protect;
   const bool reroute = next.routing_engine != cfg_.routing_engine || !(next.routing == cfg_.routing) ||
                        !(ports == cfg_.ports);
   cfg_.routing_engine = next.routing_engine;
@@ -81,6 +86,7 @@ void SubnetManager::begin_sweep(bool heavy, std::string trigger) {
   blocking_holes_ = 0;
   retry_.clear();
   retry_in_part_ = retry_all_ = false;
+  keys_checked_ = false;
   mads_at_start_ = tx_.stats();
   clock_.start_sweep();
   phase_ = heavy ? "discovery" : "re-reading changed switches";
@@ -139,6 +145,7 @@ void SubnetManager::after_discovery() {
   }
   port_guid_ = t.port(t.sm_node(), t.sm_port()).guid;
   ha_.set_self(port_guid_);
+  ha_host_.set_self(port_guid_);
   elect();
 }
 
@@ -175,6 +182,10 @@ void SubnetManager::assign_and_route() {
   if (walked.use_count() == 1) *walked = std::move(*walked).with_lids(report_.lids.lids);
   else walked = std::make_shared<Topology>(walked->with_lids(report_.lids.lids));
   topo_ = std::move(walked);
+  if (keys_.protects())  // traps come LID-routed: their repress carries the issuer's key
+    for (NodeId id = 0; id < topo_->node_count(); ++id)
+      for (const Port& p : topo_->ports(id))
+        if (p.lid.is_unicast()) keys_.learn_lid(p.lid, p.guid.is_zero() ? topo_->node(id).guid : p.guid);
   report_.max_lid = topo_->max_lid().value();
   report_.lid_assignment = clock_.phase();
   log_.info_if(report_.heavy || report_.lids.changed, code::lids_assigned,
@@ -316,6 +327,9 @@ void SubnetManager::publish() {
   s->sm.up = up_;
   s->sm.sweeps = sweeps_;
   s->sm.peers = ha_.role().peers();
+  s->sm.mkey_violations = violations_seen_;
+  s->sm.bad_mkey_traps = bad_mkey_traps_;
+  s->sm.mkey_refusing = keys_.refusing_count();
   published_ = std::move(s);
 }
 
@@ -393,6 +407,7 @@ void SubnetManager::on_trap(const mad::Packet& p, const mad::Smp& trap) {
   // Acknowledge it, or the sender repeats it.
   mad::Smp repress = trap;
   repress.method = mad::method::trap_repress;
+  repress.mkey = keys_.for_lid(p.addr.lid);  // TrapRepress is checked against the issuer's key
   mad::Packet out;
   out.mad = mad::encode_smp(repress);
   out.addr = p.addr;
@@ -417,6 +432,8 @@ void SubnetManager::on_trap(const mad::Packet& p, const mad::Smp& trap) {
     const Guid port = ha_host_.port_by_lid(*topo_, t144 ? t144->lid : notice->issuer_lid);
     log_.debug(code::trap_144, "trap 144 from LID {} (port {})", notice->issuer_lid, port);
     if (!port.is_zero()) ha_.sm_port_changed(port);
+  } else if (notice->is_trap(mad::trap::bad_m_key)) {
+    if (const auto t256 = notice->trap256()) on_bad_mkey(*notice, *t256);
   }
   if (on_notice) on_notice(*notice);
 }
@@ -443,6 +460,7 @@ void SubnetManager::on_tick() {
   if (port_guid_.is_zero()) learn_own_guid();
   ha_.on_tick();
   if (sweeping_ || light_ || verifier_) return;
+  if (master_) key_tick();
   // Joins and leaves since the last pass: one pass for the whole batch.
   if (mc_ && master_ && up_ && topo_ && mc_->wants_programming()) mc_->program(*topo_, model_, client_, false, nullptr);
   PendingSweeps::Next next = pending_.on_tick(now(), master_, up_);
@@ -463,6 +481,7 @@ std::optional<mad::Nanos> SubnetManager::next_deadline() const {
   if (!sweeping_ && !light_ && !verifier_) {
     if (mc_ && master_ && up_ && mc_->wants_programming()) consider(now());
     consider(pending_.next_deadline(master_, up_));
+    if (master_) consider(key_retry_at_);
   }
   return d;
 }

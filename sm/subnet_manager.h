@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "ha/agent.h"
 #include "mad/notice.h"
@@ -74,6 +75,8 @@ struct SmConfig {
   mad::Nanos flap_window = std::chrono::seconds(10);
   // The partitions whose P_Key tables every sweep programs (sm/partitions/).
   PartitionSet partitions = PartitionSet::defaults();
+  // Per-port M_Keys from this secret (sm/mkey/); empty: ports.m_key for every port.
+  mkey::Secret m_key_secret;
 };
 
 // What this SM remembers from before it started (the store keeps it): the GUID -> LID map,
@@ -177,6 +180,11 @@ class SubnetManager final : public mad::Reactor {
   void program_partitions(bool ok);
   void program_multicast();
   void retry_failed(const std::set<Guid>& nodes);
+  // M_Key (subnet_manager_mkey.cpp): audits the walk's ports and probes those that hide their
+  // key; true while probes are out (`then` follows them). Trap 256; the lease retry.
+  bool check_keys(std::function<void()> then);
+  void on_bad_mkey(const mad::Notice& notice, const mad::Trap256& t);
+  void key_tick();
   // High availability (subnet_manager_ha.cpp): the election gate and what the agent asks.
   void elect();
   void finish_walk(std::string why);
@@ -190,6 +198,7 @@ class SubnetManager final : public mad::Reactor {
   SmConfig cfg_;
   Logger& log_;
   mad::Transactions tx_;
+  mkey::KeyRing keys_;  // which M_Key each SMP carries (before client_, which borrows it)
   SmpClient client_;
   // What the SM knows of the fabric and its tables, shared with the subnets it publishes.
   FabricModel model_;
@@ -236,6 +245,15 @@ class SubnetManager final : public mad::Reactor {
   std::unique_ptr<PKeyWriter> pkey_writer_;
   std::unique_ptr<LightSweep> light_;
   std::unique_ptr<LftVerifier> verifier_;
+  // M_Key: this sweep's ports audited, probes out, the earliest lease expiry of a port left
+  // alone, ports reported once, M_KeyViolations as last read, what was reported.
+  bool keys_checked_ = false;
+  size_t key_probes_ = 0;
+  std::optional<mad::Nanos> key_retry_at_;
+  std::set<Guid> foreign_noted_;
+  std::unordered_map<uint64_t, uint16_t> violations_;
+  uint64_t violations_seen_ = 0;
+  uint64_t bad_mkey_traps_ = 0;
   std::string rogue_;               // while another SM acts as master: what showed it
   bool is_sm_lost_ = false;         // the own port's IsSM was clear and could not be taken again
   size_t verify_cursor_ = 0;       // where the next light sweep's share of LFT blocks starts

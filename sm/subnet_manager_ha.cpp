@@ -85,6 +85,7 @@ void SubnetManager::learn_own_guid() {
   if (!n || model_.sm_port() >= n->ports.size() || n->ports[model_.sm_port()].guid.is_zero()) return;
   port_guid_ = n->ports[model_.sm_port()].guid;
   ha_.set_self(port_guid_);
+  ha_host_.set_self(port_guid_);
 }
 
 }  // namespace sm

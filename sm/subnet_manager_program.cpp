@@ -6,6 +6,7 @@
 namespace sm {
 
 void SubnetManager::program() {
+  if (check_keys([this] { program(); })) return;  // ports that hide their key: probed first
   clock_.start_phase();
   phase_ = "programming";
   const Topology& t = *topo_;
@@ -19,8 +20,9 @@ void SubnetManager::program() {
 // Nodes a Set failed on: the retry re-reads and programs just those (unless LIDs ran out,
 // which no retry of a few nodes mends).
 void SubnetManager::retry_failed(const std::set<Guid>& nodes) {
-  if (nodes.empty()) return;
-  retry_.insert(nodes.begin(), nodes.end());
+  for (Guid g : nodes)
+    if (!keys_.refusing(g)) retry_.insert(g);  // those wait for their lease (key_tick)
+  if (retry_.empty()) return;
   if (report_.lids.unassigned == 0) retry_in_part_ = true;
 }
 

@@ -27,13 +27,16 @@ mad::LinearForwardingTable lft_attr(const std::array<uint8_t, 64>& entries) {
 }
 
 LftPlan plan_lfts(const Topology& topo, const routing::RoutingTables& tables, const FabricModel& model,
-                  const LftMemory& memory, const PortPolicy& policy, bool verify) {
+                  const LftMemory& memory, const PortPolicy& policy, bool verify, const mkey::KeyRing* keys) {
   LftPlan plan;
   plan.top = tables.max_lid().value();
   const size_t blocks = static_cast<size_t>(plan.top) / 64 + 1;
   static const SwitchMemory kUnknown;
   for (NodeId sw : topo.switches()) {
     const Node& n = topo.node(sw);
+    // A switch that holds a key this SM does not know refuses its Sets: left alone.
+    if (keys && keys->refusing(topo.port(sw, PortNum(0)).guid.is_zero() ? n.guid : topo.port(sw, PortNum(0)).guid))
+      continue;
     const NodeRec& rec = *model.find(n.guid);  // the topology was made from the model
     const mad::SwitchInfo& si = rec.sw;
     const SwitchMemory* held = memory.find(n.guid);

@@ -14,6 +14,7 @@
 
 #include "routing/tables.h"
 #include "sm/fabric_model.h"
+#include "sm/mkey/key_ring.h"
 #include "sm/memory.h"
 #include "sm/program/port_plan.h"
 
@@ -45,7 +46,8 @@ struct LftPlan {
 };
 
 LftPlan plan_lfts(const Topology& topo, const routing::RoutingTables& tables, const FabricModel& model,
-                  const LftMemory& memory, const PortPolicy& policy, bool verify = false);
+                  const LftMemory& memory, const PortPolicy& policy, bool verify = false,
+                  const mkey::KeyRing* keys = nullptr);
 
 // The 64 entries of LFT block `b` of switch `sw` as routing wants them (no route past the end).
 std::array<uint8_t, 64> wanted_block(const routing::RoutingTables& tables, NodeId sw, uint32_t b);

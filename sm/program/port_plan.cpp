@@ -14,6 +14,7 @@ uint32_t differing_fields(const mad::PortInfo& a, const mad::PortInfo& b) {
   if (a.subnet_timeout != b.subnet_timeout) d |= f::subnet_timeout;
   if (a.m_key != b.m_key) d |= f::m_key;
   if (a.m_key_lease_period != b.m_key_lease_period) d |= f::m_key_lease;
+  if (a.m_key_protect_bits != b.m_key_protect_bits) d |= f::m_key_protect;
   if (a.neighbor_mtu != b.neighbor_mtu) d |= f::neighbor_mtu;
   if (a.operational_vls != b.operational_vls) d |= f::op_vls;
   if (a.hoq_life != b.hoq_life) d |= f::hoq_life;
@@ -30,7 +31,8 @@ void no_change_codes(mad::PortInfo& p) {
   p.link_down_default_state = 0;
 }
 
-PortPlan plan_ports(const Topology& topo, const FabricModel& model, Lid sm_lid, const PortPolicy& policy) {
+PortPlan plan_ports(const Topology& topo, const FabricModel& model, Lid sm_lid, const PortPolicy& policy,
+                    const mkey::KeyRing* keys) {
   PortPlan plan;
   // Looked up once: each port reads its node's record and its peer's.
   std::vector<const NodeRec*> records(topo.node_count());
@@ -44,6 +46,10 @@ PortPlan plan_ports(const Topology& topo, const FabricModel& model, Lid sm_lid, 
       const mad::PortInfo& read = rec.ports[pn].info;
       const bool addressable = !n.is_switch() || pn == 0;
       if (!addressable && !p.linked()) continue;
+      // A port that holds a key this SM does not know refuses its Sets: left alone.
+      Guid key_port = n.is_switch() ? topo.port(id, PortNum(0)).guid : p.guid;
+      if (key_port.is_zero()) key_port = n.guid;
+      if (keys && keys->refusing(key_port)) continue;
       PortJob job{id, p.num, read, false, false};
       mad::PortInfo& want = job.want;
       if (addressable && p.lid.is_unicast()) {
@@ -52,8 +58,9 @@ PortPlan plan_ports(const Topology& topo, const FabricModel& model, Lid sm_lid, 
         want.master_sm_lid = sm_lid;
         want.master_sm_sl = policy.sm_sl;
         want.subnet_timeout = policy.subnet_timeout;
-        want.m_key = policy.m_key;
+        want.m_key = keys ? keys->own_key(key_port) : policy.m_key;
         want.m_key_lease_period = policy.m_key_lease;
+        want.m_key_protect_bits = want.m_key != 0 ? policy.m_key_protect : 0;
         // Clients registered with an SM must do so again when their port's SM or LID
         // changed under them; a port that was not Active has nobody registered yet.
         want.client_reregister =

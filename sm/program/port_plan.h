@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sm/fabric_model.h"
+#include "sm/mkey/key_ring.h"
 
 namespace sm {
 
@@ -20,8 +21,9 @@ struct PortPolicy {
   uint8_t leaf_hoq_life = 0x10;    // switch ports facing CAs
   uint8_t vl_stall = 7;
   uint8_t max_op_vls = 5;          // VL0-14, capped by both ends' VLCap
-  uint64_t m_key = 0;
+  uint64_t m_key = 0;               // one key for every port (per-port keys: mkey::KeyRing)
   uint16_t m_key_lease = 0;
+  uint8_t m_key_protect = 1;        // M_KeyProtectBits, written only with a key
   bool operator==(const PortPolicy&) const = default;
 };
 
@@ -30,7 +32,7 @@ namespace port_field {
 enum : uint32_t {
   lid = 1 << 0, lmc = 1 << 1, sm_lid = 1 << 2, sm_sl = 1 << 3, subnet_timeout = 1 << 4,
   m_key = 1 << 5, m_key_lease = 1 << 6, neighbor_mtu = 1 << 7, op_vls = 1 << 8,
-  hoq_life = 1 << 9, vl_stall = 1 << 10,
+  hoq_life = 1 << 9, vl_stall = 1 << 10, m_key_protect = 1 << 11,
 };
 // Addressing must take: a port that will not hold its LID or SM LID is a failure, not a quirk.
 inline constexpr uint32_t must_take = lid | lmc | sm_lid;
@@ -56,6 +58,8 @@ struct PortPlan {
   std::vector<std::pair<NodeId, Lid>> switch_lids;
 };
 
-PortPlan plan_ports(const Topology& topo, const FabricModel& model, Lid sm_lid, const PortPolicy& policy);
+// `keys`: each port's M_Key (none: policy.m_key); ports it says refuse this SM are left alone.
+PortPlan plan_ports(const Topology& topo, const FabricModel& model, Lid sm_lid, const PortPolicy& policy,
+                    const mkey::KeyRing* keys = nullptr);
 
 }  // namespace sm

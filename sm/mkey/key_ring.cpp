@@ -1,0 +1,79 @@
+#include "sm/mkey/key_ring.h"
+
+#include "mad/attributes.h"
+
+namespace sm::mkey {
+
+void KeyRing::configure(uint64_t key, Secret secret) {
+  if (key == key_ && secret == secret_) return;
+  key_ = key;
+  secret_ = std::move(secret);
+  derived_.clear();
+  found_.clear();
+}
+
+uint64_t KeyRing::own_key(Guid port) const {
+  if (secret_.empty()) return key_;
+  if (port.is_zero()) return 0;
+  auto [it, fresh] = derived_.try_emplace(port.value(), 0);
+  if (fresh) it->second = derive_key(secret_, port);
+  return it->second;
+}
+
+uint64_t KeyRing::for_port(Guid port) const {
+  if (auto it = found_.find(port.value()); it != found_.end()) return it->second;
+  return own_key(port);
+}
+
+uint64_t KeyRing::for_path(const DrPath& path) const {
+  if (!protects() && found_.empty()) return 0;
+  const Guid at = port_at(path);
+  return at.is_zero() ? (secret_.empty() ? key_ : 0) : for_port(at);
+}
+
+uint64_t KeyRing::for_lid(Lid lid) const {
+  if (!protects() && found_.empty()) return 0;
+  const Guid at = port_at(lid);
+  return at.is_zero() ? (secret_.empty() ? key_ : 0) : for_port(at);
+}
+
+Guid KeyRing::port_at(const DrPath& path) const {
+  auto it = at_path_.find(path);
+  return it == at_path_.end() ? Guid() : it->second.port;
+}
+
+Guid KeyRing::port_at(Lid lid) const {
+  auto it = at_lid_.find(lid.value());
+  return it == at_lid_.end() ? Guid() : it->second;
+}
+
+void KeyRing::note_answer(const mad::Smp& answer) {
+  if (!answer.is_directed()) return;
+  if (answer.attr_id == mad::attr::node_info) {
+    if (auto ni = mad::decode_attr<mad::NodeInfo>(answer))
+      learn_path(mad::initial_path_of(answer), ni->port_guid, ni->node_type == mad::NodeType::sw);
+    return;
+  }
+  if (answer.attr_id != mad::attr::port_info) return;
+  auto it = at_path_.find(mad::initial_path_of(answer));
+  if (it == at_path_.end()) return;
+  // A switch has one M_Key, port 0's; a CA answers for the port the SMP came in by.
+  if (it->second.is_switch && (answer.attr_mod & 0xFF) != 0) return;
+  auto pi = mad::decode_attr<mad::PortInfo>(answer);
+  if (!pi || pi->m_key == 0) return;  // no key, or one the port does not show
+  const Guid port = it->second.port;
+  if (pi->m_key == own_key(port)) settled(port);
+  else found(port, pi->m_key);
+}
+
+void KeyRing::learn_path(const DrPath& path, Guid port, bool is_switch) {
+  if (port.is_zero()) return;
+  at_path_[path] = At{port, is_switch};
+}
+
+void KeyRing::learn_lid(Lid lid, Guid port) {
+  if (port.is_zero() || !lid.is_unicast()) return;
+  at_lid_[lid.value()] = port;
+}
+
+}  // namespace sm::mkey

@@ -1,0 +1,78 @@
+// Which M_Key each SMP carries. The SMA at the far end checks the key of the port the SMP
+// arrives at (a switch: port 0's), so the key depends on who answers at a directed route or
+// a LID: the ring learns that from every NodeInfo answer (and the SM tells it the LIDs it
+// gave), and finds the key from the port GUID - one configured key for all ports, or one
+// derived per port from the shared secret (secret.h). Where nobody has answered yet it sends
+// the configured key (0 with per-port keys): a Get there still passes at protect levels 0
+// and 1, and at 2 and 3 the SM must have met the port before (this run or its store).
+// A key read off a port that carries another SM's (level 0, or after its lease ran out) is
+// held for that port until this SM's own is written.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "mad/smp.h"
+#include "mad/types.h"
+#include "sm/mkey/secret.h"
+
+namespace sm::mkey {
+
+using mad::DrPath;
+using mad::Guid;
+using mad::Lid;
+
+class KeyRing {
+ public:
+  KeyRing() = default;
+  KeyRing(uint64_t key, Secret secret) { configure(key, std::move(secret)); }
+  // The secret wins over the key when both are given.
+  void configure(uint64_t key, Secret secret);
+
+  bool protects() const { return key_ != 0 || !secret_.empty(); }
+  bool per_port() const { return !secret_.empty(); }
+  // The key this SM gives the port (what it writes into PortInfo.M_Key).
+  uint64_t own_key(Guid port) const;
+  // The key an SMP to whatever answers at `path` / `lid` carries.
+  uint64_t for_path(const DrPath& path) const;
+  uint64_t for_lid(Lid lid) const;
+  // The key an SMP to `port` carries: one found on it, else its own.
+  uint64_t for_port(Guid port) const;
+
+  // What the answers tell: who answers at a path (a directed-route NodeInfo answer carries the
+  // request's InitialPath back) and which key a port holds (a PortInfo answer of a CA port or
+  // of a switch's port 0: this SM's own -> settled; another that it shows -> found).
+  void note_answer(const mad::Smp& answer);
+  void learn_path(const DrPath& path, Guid port, bool is_switch);
+  void learn_lid(Lid lid, Guid port);
+  Guid port_at(const DrPath& path) const;
+  Guid port_at(Lid lid) const;
+  // Another key, read off `port`: SMPs to it carry that until settled().
+  void found(Guid port, uint64_t key) { found_[port.value()] = key; }
+  // This SM's key is on the port now.
+  void settled(Guid port) { found_.erase(port.value()); }
+  bool has_found(Guid port) const { return found_.count(port.value()) != 0; }
+  // Ports whose key this SM does not know: left alone (no Sets planned) until cleared.
+  void refuse(Guid port) { refusing_.insert(port.value()); }
+  void accept(Guid port) { refusing_.erase(port.value()); }
+  void clear_refusing() { refusing_.clear(); }
+  bool refusing(Guid port) const { return !refusing_.empty() && refusing_.count(port.value()) != 0; }
+  size_t refusing_count() const { return refusing_.size(); }
+
+ private:
+  uint64_t key_ = 0;
+  Secret secret_;
+  mutable std::unordered_map<uint64_t, uint64_t> derived_;  // port GUID -> its key
+  struct At {
+    Guid port;
+    bool is_switch = false;
+  };
+  std::map<DrPath, At> at_path_;
+  std::unordered_map<uint16_t, Guid> at_lid_;
+  std::unordered_map<uint64_t, uint64_t> found_;
+  std::unordered_set<uint64_t> refusing_;
+};
+
+}  // namespace sm::mkey

@@ -1,0 +1,171 @@
+// M_Key: what the ports' keys say after each walk, and what trap 256 says (subnet_manager.h).
+//  - A port that shows another SM's key (protect level 0, or a lease that ran out) gets this
+//    SM's: its Sets carry the key it showed (the KeyRing holds it) until this SM's is on it.
+//  - A port that hides its key (protect bits set, M_Key read as 0) holds one this SM does not
+//    know, or none at all: one probe Set tells. Refused, the port is left alone (no Sets
+//    planned) and, as the IBA's recovery path has it, the refusal started its lease timer:
+//    when the lease has run out the port drops its protection and the next walk reads its key.
+//    With lease 0 nothing but the right key reaches it again.
+//  - Trap 256 names who sent an SMP with a wrong key; this SM's own refused SMPs are not news.
+#include <fmt/format.h>
+
+#include "mad/attributes.h"
+#include "sm/program/port_plan.h"
+#include "sm/subnet_manager.h"
+
+namespace sm {
+
+namespace {
+
+constexpr size_t kNamed = 4;  // ports named in one line
+
+std::string port_text(const Topology& t, NodeId id, uint8_t port) {
+  const Node& n = t.node(id);
+  const Port& p = t.port(id, PortNum(n.is_switch() ? 0 : port));
+  return fmt::format("{}[{}] ({}, LID {})", n.guid, port, n.description, p.lid);
+}
+
+// The port that holds a node's M_Key for SMPs arriving at `port`: a switch's port 0.
+Guid key_port(const Topology& t, NodeId id, uint8_t port) {
+  const Node& n = t.node(id);
+  if (!n.is_switch()) return t.port(id, PortNum(port)).guid;
+  const Guid g = t.port(id, PortNum(0)).guid;
+  return g.is_zero() ? n.guid : g;
+}
+
+}  // namespace
+
+bool SubnetManager::check_keys(std::function<void()> then) {
+  if (std::exchange(keys_checked_, true) || !topo_) return false;
+  const Topology& t = *topo_;
+  struct Probe {
+    NodeId id;
+    uint8_t port;
+    Guid guid;
+    DrPath path;
+    mad::PortInfo as_read;
+  };
+  std::vector<Probe> probes;
+  std::vector<std::string> foreign;
+  for (NodeId id = 0; id < t.node_count(); ++id) {
+    const Node& n = t.node(id);
+    const NodeRec* rec = model_.find(n.guid);
+    if (!rec) continue;
+    for (const Port& p : t.ports(id)) {
+      const uint8_t pn = p.num.value();
+      if (n.is_switch() ? pn != 0 : (pn == 0 || p.guid.is_zero())) continue;
+      if (pn >= rec->ports.size()) continue;
+      const mad::PortInfo& pi = rec->ports[pn].info;
+      const Guid g = key_port(t, id, pn);
+      // M_KeyViolations since the last read (the first read is the baseline).
+      auto [seen, fresh] = violations_.try_emplace(g.value(), pi.m_key_violations);
+      // Counted only where the port shows this SM's key: elsewhere its own refused SMPs count too.
+      const bool ours = pi.m_key != 0 && pi.m_key == keys_.own_key(g);
+      if (!fresh && pi.m_key_violations != seen->second) {
+        if (ours && pi.m_key_violations > seen->second) {
+          const uint16_t rose = static_cast<uint16_t>(pi.m_key_violations - seen->second);
+          violations_seen_ += rose;
+          log_.warn(code::mkey_violations, "security: port {} counted {} M_Key violation(s) since the last sweep ({} "
+                    "in all): SMPs with a wrong key reached it", port_text(t, id, pn), rose, pi.m_key_violations);
+        }
+        seen->second = pi.m_key_violations;
+      }
+      if (keys_.has_found(g)) {
+        if (foreign_noted_.insert(g).second) foreign.push_back(port_text(t, id, pn));
+        continue;
+      }
+      const bool hidden = pi.m_key == 0 && pi.m_key_protect_bits != 0;
+      if (!hidden) {
+        keys_.accept(g);  // it shows a key (this SM's) or has none: nothing to leave alone
+        continue;
+      }
+      if (keys_.refusing(g)) continue;
+      probes.push_back(Probe{id, pn, g, n.is_switch() ? n.path : t.path_to_port(id, p.num), pi});
+    }
+  }
+  if (!foreign.empty())
+    log_.warn(code::mkey_foreign, "M_Key: {} port(s) carried another SM's key and showed it (protect level 0, or a "
+              "lease that ran out): this SM's goes on them: {}{}", foreign.size(),
+              fmt::join(foreign.begin(), foreign.begin() + static_cast<ptrdiff_t>(std::min(foreign.size(), kNamed)), "; "),
+              foreign.size() > kNamed ? "; ..." : "");
+  if (probes.empty()) return false;
+  // One Set that changes nothing: answered, the port has no key (protect bits without one);
+  // refused, it holds a key this SM does not know, and the refusal starts its lease timer.
+  key_probes_ = probes.size();
+  auto refused = std::make_shared<std::vector<std::string>>();
+  auto lease = std::make_shared<uint16_t>(0);
+  for (const Probe& pr : probes) {
+    mad::PortInfo same = pr.as_read;
+    no_change_codes(same);
+    const uint32_t mod = t.node(pr.id).is_switch() ? 0 : pr.port;
+    client_.set_once(pr.path, mad::attr::port_info, mod, mad::encode_attr(same),
+                     [this, pr, refused, lease, then](mad::Result<mad::Smp> r) {
+                       if (!r) {
+                         keys_.refuse(pr.guid);
+                         refused->push_back(port_text(*topo_, pr.id, pr.port));
+                         *lease = std::max(*lease, pr.as_read.m_key_lease_period);
+                         if (pr.as_read.m_key_lease_period != 0) {
+                           const mad::Nanos at = now() + std::chrono::seconds(pr.as_read.m_key_lease_period) +
+                                                 std::chrono::seconds(1);
+                           if (!key_retry_at_ || at < *key_retry_at_) key_retry_at_ = at;
+                         }
+                       }
+                       if (--key_probes_ != 0) return;
+                       if (!refused->empty()) {
+                         const auto& v = *refused;
+                         log_.error(code::mkey_refused,
+                                    "M_Key: {} port(s) hold a key this SM does not know (another SM's, or a changed "
+                                    "secret) and refused its Set: left alone, not programmed; {}: {}{}",
+                                    v.size(),
+                                    *lease ? fmt::format("tried again when their lease (up to {} s) has run out", *lease)
+                                           : "lease 0: unrecoverable without the key that protects them (m_key or "
+                                             "m_key_secret_file)",
+                                    fmt::join(v.begin(), v.begin() + static_cast<ptrdiff_t>(std::min(v.size(), kNamed)), "; "),
+                                    v.size() > kNamed ? "; ..." : "");
+                       }
+                       then();
+                     });
+  }
+  return true;
+}
+
+void SubnetManager::key_tick() {
+  if (!key_retry_at_ || now() < *key_retry_at_) return;
+  key_retry_at_.reset();
+  const size_t n = keys_.refusing_count();
+  keys_.clear_refusing();
+  if (n == 0) return;
+  log_.info(code::mkey_retry, "M_Key: the lease of {} port(s) left alone has run out: trying them again", n);
+  request_sweep("M_Key lease ran out on ports left alone");
+}
+
+void SubnetManager::on_bad_mkey(const mad::Notice& notice, const mad::Trap256& t) {
+  const Topology* topo = topo_.get();
+  const Guid attacked = keys_.port_at(notice.issuer_lid);
+  // This SM's own SMP: it sent the key it holds for that port.
+  const Lid self = topo && topo->sm_node() != kNoNode ? topo->port(topo->sm_node(), topo->sm_port()).lid : Lid();
+  const bool own = (t.dr_notice || (self.is_unicast() && t.lid == self)) && !attacked.is_zero() &&
+                   t.m_key == keys_.for_port(attacked);
+  auto who = [&](Lid lid) -> std::string {
+    if (!topo) return fmt::format("LID {}", lid);
+    for (NodeId id = 0; id < topo->node_count(); ++id)
+      for (const Port& p : topo->ports(id))
+        if (p.lid.is_unicast() && lid >= p.lid && lid.value() < p.lid.value() + (1u << p.lmc))
+          return port_text(*topo, id, p.num.value());
+    return fmt::format("LID {} (not a port of this subnet)", lid);
+  };
+  const std::string target = who(notice.issuer_lid);
+  const std::string what = fmt::format("{} of {} (modifier 0x{:x})", t.method == mad::method::set ? "a Set"
+                                       : t.method == mad::method::get ? "a Get" : fmt::format("method 0x{:02x}", t.method),
+                                       mad::attr::name(t.attr_id), t.attr_mod);
+  if (own) {
+    log_.debug(code::own_mkey_refused, "trap 256: {} refused this SM's own {}", target, what);
+    return;
+  }
+  ++bad_mkey_traps_;
+  const std::string from = t.dr_notice ? fmt::format("a directed route of {} hop(s) (DrSLID {})", t.dr_hop_count, t.dr_slid)
+                                       : who(t.lid);
+  log_.error(code::bad_mkey, "security: Bad M_Key (trap 256): {} refused {} with a wrong M_Key from {}", target, what, from);
+}
+
+}  // namespace sm
