@@ -76,6 +76,9 @@ Result<Notice> Notice::decode(std::span<const uint8_t> in) {
 //   144:      LIDADDR at 2-3, OtherLocalChanges bit 0 of byte 5, CapabilityMask at 6-9,
 //             change flags at 10-11, CapabilityMask2 at 12-13
 //   64-67:    GID at 6-21
+//   256:      LIDADDR at 2-3, DrSLID at 4-5, Method at 6, AttributeID at 8-9,
+//             AttributeModifier at 10-13, M_Key at 14-21, DRNotice bit 7 / DRPathTruncated
+//             bit 6 / DRHopCount bits 5-0 of byte 23, DRNoticeReturnPath at 24-53
 std::optional<Trap128> Notice::trap128() const {
   if (!is_trap(trap::link_state_change)) return std::nullopt;
   ByteReader r(data_details);
@@ -112,6 +115,24 @@ std::optional<TrapGid> Notice::trap_gid() const {
   return t;
 }
 
+std::optional<Trap256> Notice::trap256() const {
+  if (!is_trap(trap::bad_m_key)) return std::nullopt;
+  ByteReader r(data_details);
+  Trap256 t;
+  t.lid = Lid(r.read_be16(2));
+  t.dr_slid = Lid(r.read_be16(4));
+  t.method = r.read_u8(6);
+  t.attr_id = r.read_be16(8);
+  t.attr_mod = r.read_be32(10);
+  t.m_key = r.read_be64(14);
+  const uint8_t b23 = r.read_u8(23);
+  t.dr_notice = get_bits(b23, 7, 1) != 0;
+  t.dr_path_truncated = get_bits(b23, 6, 1) != 0;
+  t.dr_hop_count = get_bits(b23, 0, 6);
+  r.read_bytes(24, t.dr_return_path);
+  return t;
+}
+
 Notice Notice::make_trap128(Lid issuer, Lid switch_lid) {
   Notice n;
   n.is_generic = true;
@@ -140,6 +161,27 @@ Notice Notice::make_trap144(Lid issuer, uint32_t producer, const Trap144& t) {
   return n;
 }
 
+Notice Notice::make_trap256(Lid issuer, uint32_t producer, const Trap256& t) {
+  Notice n;
+  n.is_generic = true;
+  n.type = notice_type::security;
+  n.producer_or_vendor = producer;
+  n.trap_or_device_id = trap::bad_m_key;
+  n.issuer_lid = issuer;
+  ByteWriter w(n.data_details);
+  w.write_be16(2, t.lid.value());
+  w.write_be16(4, t.dr_slid.value());
+  w.write_u8(6, t.method);
+  w.write_be16(8, t.attr_id);
+  w.write_be32(10, t.attr_mod);
+  w.write_be64(14, t.m_key);
+  uint8_t b23 = set_bits(0, 7, 1, t.dr_notice ? 1u : 0u);
+  b23 = set_bits(b23, 6, 1, t.dr_path_truncated ? 1u : 0u);
+  w.write_u8(23, set_bits(b23, 0, 6, t.dr_hop_count));
+  w.write_bytes(24, t.dr_return_path);
+  return n;
+}
+
 std::string Notice::to_string() const {
   std::string s;
   append_format(s, "IsGeneric: {}\n", is_generic ? 1 : 0);
@@ -164,6 +206,14 @@ std::string Notice::to_string() const {
     append_format(s, "CapabilityMask: 0x{:08x}\n", t3->capability_mask);
     append_format(s, "ChangeFlags: 0x{:04x}\n", t3->change_flags);
     append_format(s, "CapabilityMask2: 0x{:04x}\n", t3->capability_mask2);
+  } else if (auto t4 = trap256()) {
+    append_format(s, "LIDADDR: {}\nDrSLID: {}\n", t4->lid, t4->dr_slid);
+    append_format(s, "Method: 0x{:02x}\nAttributeID: 0x{:04x}\nAttributeModifier: 0x{:08x}\n",
+                  t4->method, t4->attr_id, t4->attr_mod);
+    append_format(s, "M_Key: 0x{:016x}\n", t4->m_key);
+    append_format(s, "DRNotice: {}\nDRPathTruncated: {}\nDRHopCount: {}\n", t4->dr_notice ? 1 : 0,
+                  t4->dr_path_truncated ? 1 : 0, t4->dr_hop_count);
+    append_format(s, "DRNoticeReturnPath: {:02x}\n", fmt::join(t4->dr_return_path, ""));
   } else {
     append_format(s, "DataDetails: {:02x}\n", fmt::join(data_details, ""));
   }

@@ -90,6 +90,20 @@ struct Trap144 {
   uint16_t capability_mask2 = 0;
   bool operator==(const Trap144&) const = default;
 };
+// Trap 256: an SMP failed the M_Key check (IBA 1.3 14.2.5.1, DataDetails of trap 256).
+struct Trap256 {
+  Lid lid;                 // LIDADDR: the requester (the offending SMP's SLID; permissive for DR)
+  Lid dr_slid;             // a directed-route SMP's DrSLID
+  uint8_t method = 0;      // of the offending SMP
+  uint16_t attr_id = 0;
+  uint32_t attr_mod = 0;
+  uint64_t m_key = 0;      // the M_Key it carried
+  bool dr_notice = false;  // directed route: the DR fields are valid
+  bool dr_path_truncated = false;
+  uint8_t dr_hop_count = 0;  // 6 bits
+  std::array<uint8_t, 30> dr_return_path{};
+  bool operator==(const Trap256&) const = default;
+};
 // Traps 64-67: a GID (port or multicast group) came or went.
 struct TrapGid {
   GidBytes gid{};
@@ -118,10 +132,12 @@ struct Notice {
   std::optional<Trap129to131> trap129to131() const;
   std::optional<Trap144> trap144() const;
   std::optional<TrapGid> trap_gid() const;  // 64..67
+  std::optional<Trap256> trap256() const;
 
   // Generic notices as the hardware sends them (type and producer per IBA and ibsim).
   static Notice make_trap128(Lid issuer, Lid switch_lid);
   static Notice make_trap144(Lid issuer, uint32_t producer, const Trap144& t);
+  static Notice make_trap256(Lid issuer, uint32_t producer, const Trap256& t);  // type security
 
   void encode(std::span<uint8_t> out) const;
   static Result<Notice> decode(std::span<const uint8_t> in);

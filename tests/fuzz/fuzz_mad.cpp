@@ -56,6 +56,7 @@ void fuzz_notice_views(std::span<const uint8_t> in) {
   (void)n->trap129to131();
   (void)n->trap144();
   (void)n->trap_gid();
+  (void)n->trap256();
   (void)mad::trap_name(n->trap_or_device_id);
 }
 

@@ -58,6 +58,77 @@ TEST_CASE("trap 144: make, encode, decode, typed view") {
   CHECK(!d->trap128());
 }
 
+TEST_CASE("trap 256: make, encode to golden bytes, decode, typed view") {
+  Trap256 t;
+  t.lid = kPermissiveLid;  // a directed-route requester
+  t.dr_slid = Lid(0x0012);
+  t.method = method::set;
+  t.attr_id = attr::port_info;
+  t.attr_mod = 0x00000007;
+  t.m_key = 0x0102030405060708ULL;
+  t.dr_notice = true;
+  t.dr_hop_count = 5;
+  for (size_t i = 0; i < t.dr_return_path.size(); ++i)
+    t.dr_return_path[i] = static_cast<uint8_t>(0xC0 + i);
+  const Notice n = Notice::make_trap256(Lid(0x0abc), producer_type::sw, t);
+  std::array<uint8_t, Notice::kSize> b{};
+  n.encode(b);
+  // Header: generic, security (2); producer switch; trap 0x0100; IssuerLID 0x0abc; count 0.
+  CHECK(std::vector<uint8_t>(b.begin(), b.begin() + 10) ==
+        test::from_hex("82 00 00 02 01 00 0a bc 00 00"));
+  // DataDetails: reserved 2, LIDADDR, DrSLID, Method, reserved, AttributeID,
+  // AttributeModifier, M_Key, reserved, DRNotice|DRPathTruncated|DRHopCount, return path.
+  CHECK(std::vector<uint8_t>(b.begin() + 10, b.begin() + 34) ==
+        test::from_hex("00 00 ff ff 00 12 02 00 00 15 00 00 00 07 01 02 03 04 05 06 07 08 00 85"));
+  CHECK(std::vector<uint8_t>(b.begin() + 34, b.begin() + 64) ==
+        test::from_hex("c0 c1 c2 c3 c4 c5 c6 c7 c8 c9 ca cb cc cd ce cf"
+                       "d0 d1 d2 d3 d4 d5 d6 d7 d8 d9 da db dc dd"));
+  auto d = Notice::decode(b);
+  REQUIRE(d);
+  CHECK(*d == n);
+  REQUIRE(d->trap256());
+  CHECK(*d->trap256() == t);
+  CHECK(!d->trap128());
+  CHECK(!d->trap144());
+  CHECK(d->to_string().find("TrapNumber: 256 (BadM_Key)\n") != std::string::npos);
+  CHECK(d->to_string().find("M_Key: 0x0102030405060708\n") != std::string::npos);
+}
+
+TEST_CASE("trap 256: byte 23 packs DRNotice, DRPathTruncated and a 6-bit hop count") {
+  Trap256 t;
+  t.lid = Lid(0x0042);  // a LID-routed requester: no DR fields
+  t.method = method::get;
+  t.m_key = 0xFFFFFFFFFFFFFFFFULL;
+  Notice n = Notice::make_trap256(Lid(1), producer_type::ca, t);
+  CHECK(n.data_details[23] == 0x00);
+  CHECK(n.data_details[3] == 0x42);
+  REQUIRE(n.trap256());
+  CHECK(*n.trap256() == t);
+
+  t.dr_notice = true;
+  t.dr_path_truncated = true;
+  t.dr_hop_count = 63;
+  n = Notice::make_trap256(Lid(1), producer_type::ca, t);
+  CHECK(n.data_details[23] == 0xFF);
+  REQUIRE(n.trap256());
+  CHECK(*n.trap256() == t);
+
+  t.dr_notice = false;
+  t.dr_hop_count = 0x2A;
+  n = Notice::make_trap256(Lid(1), producer_type::ca, t);
+  CHECK(n.data_details[23] == 0x6A);
+  REQUIRE(n.trap256());
+  CHECK(*n.trap256() == t);
+
+  // Not trap 256: another trap, or a vendor notice with DeviceID 256.
+  n.trap_or_device_id = trap::bad_p_key;
+  CHECK(!n.trap256());
+  n.trap_or_device_id = trap::bad_m_key;
+  n.is_generic = false;
+  CHECK(!n.trap256());
+  CHECK(!Notice::make_trap128(Lid(6), Lid(6)).trap256());
+}
+
 TEST_CASE("traps 129-131 and 64-67: typed views") {
   Notice n;
   n.is_generic = true;
