@@ -22,6 +22,10 @@
 #include "sim/rng.h"
 #include "sim/spec.h"
 
+namespace mad {
+struct Notice;
+}  // namespace mad
+
 namespace sim {
 
 using NodeIdx = uint32_t;
@@ -72,6 +76,9 @@ struct SimCounterDelta {
 inline constexpr uint16_t kDefaultPmaCap =
     mad::pma_cap::all_port_select | mad::pma_cap::ext_width | mad::pma_cap::xmit_wait;
 
+// SimPort::mkey_lease_deadline when the M_Key lease timer is not running.
+inline constexpr mad::Nanos kMkeyLeaseNotRunning = mad::Nanos::max();
+
 // What a port holds: the PortInfo fields an SM reads and writes, plus the cable.
 struct SimPort {
   uint8_t num = 0;
@@ -87,9 +94,13 @@ struct SimPort {
   uint8_t lmc = 0;
   uint16_t sm_lid = 0;
   uint8_t sm_sl = 0;
+  // M_Key protection (IBA 14.2.4; see sma.cpp). A switch has one M_Key: port 0's fields.
   uint64_t mkey = 0;
-  uint16_t mkey_lease = 0;
+  uint16_t mkey_lease = 0;          // M_KeyLeasePeriod, seconds (0: the lease never expires)
   uint8_t mkey_protect = 0;
+  uint16_t mkey_violations = 0;     // M_KeyViolations, saturating at 0xFFFF
+  // When the lease runs out (virtual time), kMkeyLeaseNotRunning while the timer is stopped.
+  mad::Nanos mkey_lease_deadline = kMkeyLeaseNotRunning;
   uint64_t gid_prefix = 0xFE80000000000000ULL;
   uint32_t cap_mask = 0;
   uint8_t width_enabled = 0, width_supported = 0, width_active = 0;
@@ -172,6 +183,7 @@ struct SimStats {
   uint64_t dropped_malformed = 0;
   uint64_t dropped_loop = 0;     // LID-routed MAD that exceeded the hop limit
   uint64_t traps_sent = 0;
+  uint64_t mkey_refused = 0;     // SMPs the M_Key check dropped (no answer; a trap 256)
 };
 
 class SimFabric {
@@ -225,6 +237,10 @@ class SimFabric {
   mad::Result<void> add_counter(NodeIdx node, uint8_t port, Counter which, uint64_t amount);
   mad::Result<void> set_counter(NodeIdx node, uint8_t port, Counter which, uint64_t value);
   mad::Result<SimCounters> counters(NodeIdx node, uint8_t port) const;
+  // M_Key protection on a port (port 0 for a switch), as if another SM had set it: the lease
+  // timer stops, the violation counter stays.
+  mad::Result<void> set_mkey(NodeIdx node, uint8_t port, uint64_t key, uint8_t protect_bits,
+                             uint16_t lease_s);
 
   // --- inspection ---------------------------------------------------------------------------
   std::span<const SimNode> nodes() const { return nodes_; }
@@ -268,11 +284,14 @@ class SimFabric {
   void deliver(Arrival& a);
   // sma.cpp
   void process_smp(NodeIdx node, uint8_t port, mad::Smp& smp, uint16_t slid);
+  bool mkey_admits(NodeIdx node, uint8_t port, const mad::Smp& smp, uint16_t slid);
   uint16_t apply_port_info(NodeIdx node, uint8_t port, const mad::PortInfo& req);
   // pma.cpp
   void process_pma(NodeIdx node, uint8_t in_port, mad::PmaMad& m, uint16_t slid);
   // faults.cpp
   void send_trap(NodeIdx node, uint8_t port, uint16_t trap_number, uint32_t detail);
+  void send_mkey_trap(NodeIdx node, uint8_t port, const mad::Smp& smp, uint16_t slid);
+  void send_notice(NodeIdx node, uint8_t port, const mad::Notice& notice);
   void mark_state_change(NodeIdx node);
 
   SimConfig cfg_;

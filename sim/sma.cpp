@@ -1,7 +1,10 @@
 // The subnet management agent of every simulated node: answers SMP Get/Set as hardware does
 // (IBA 14.2.5), with ibsim's port-state rules. A Set is checked in full before anything is
-// applied: a bad field gets status 0x1C and changes nothing.
+// applied: a bad field gets status 0x1C and changes nothing. Every SMP the agent answers passes
+// the M_Key check first (IBA 14.2.4, as the Linux SMAs do it; see mkey_admits).
 #include <algorithm>
+#include <chrono>
+#include <optional>
 
 #include "mad/attributes.h"
 #include "sim/fabric.h"
@@ -12,18 +15,31 @@ namespace {
 
 using mad::PortState;
 
-mad::PortInfo port_info_of(const SimNode& n, const SimPort& p, uint8_t in_port) {
+// The lease ran out: protection is off until an SM sets it again; the key itself stays.
+// Checked lazily, when the port is next looked at (as the Linux SMAs do).
+void expire_mkey_lease(SimPort& p, mad::Nanos now) {
+  if (now < p.mkey_lease_deadline) return;  // not running: the deadline is Nanos::max()
+  p.mkey_lease_deadline = kMkeyLeaseNotRunning;
+  p.mkey_protect = 0;
+}
+
+// `asked_key`: the M_Key of the Get; at protect level 1 a Get without the right key sees 0.
+mad::PortInfo port_info_of(const SimNode& n, const SimPort& p, uint8_t in_port,
+                           std::optional<uint64_t> asked_key) {
   mad::PortInfo pi;
-  pi.m_key = p.mkey;
-  pi.gid_prefix = p.gid_prefix;
   const SimPort& addr = n.is_switch() ? n.ports[0] : p;  // switch ports share port 0's LID
+  const SimPort& keys = addr;                            // ... and its M_Key
+  const bool hide = asked_key && *asked_key != keys.mkey && keys.mkey_protect == 1;
+  pi.m_key = hide ? 0 : keys.mkey;
+  pi.m_key_lease_period = keys.mkey_lease;
+  pi.m_key_protect_bits = keys.mkey_protect;
+  pi.m_key_violations = keys.mkey_violations;
+  pi.gid_prefix = p.gid_prefix;
   pi.lid = mad::Lid(addr.lid);
   pi.lmc = addr.lmc;
   pi.master_sm_lid = mad::Lid(addr.sm_lid);
   pi.master_sm_sl = addr.sm_sl;
   pi.capability_mask = p.cap_mask;
-  pi.m_key_lease_period = p.mkey_lease;
-  pi.m_key_protect_bits = p.mkey_protect;
   pi.local_port_num = mad::PortNum(in_port);
   pi.link_width_enabled = p.width_enabled;
   pi.link_width_supported = p.width_supported;
@@ -63,12 +79,44 @@ bool subset_or_special(uint8_t enabled, uint8_t supported, uint8_t to_supported)
 
 }  // namespace
 
+// The M_Key check of an SMP at the agent of `ni`, arrived by `in_port` (IBA 14.2.4.1-14.2.4.3).
+// The key that guards a CA is the arrival port's, a switch's is port 0's. True: answer it.
+// False: a violation, counted, trapped (256) and dropped without an answer.
+bool SimFabric::mkey_admits(NodeIdx ni, uint8_t in_port, const mad::Smp& smp, uint16_t slid) {
+  SimNode& n = nodes_[ni];
+  SimPort& g = n.ports[n.is_switch() ? 0 : in_port];
+  // No key, no protection: one compare on every SMP of an unprotected fabric. No lease can be
+  // running either: only a violation starts the timer, and the key only becomes 0 by an
+  // accepted Set (which stops it), set_mkey or a reboot (which stop it too).
+  if (g.mkey == 0) return true;
+  expire_mkey_lease(g, clock_.now());
+  const uint8_t m = smp.method;
+  const bool guarded = m == mad::method::get || m == mad::method::set ||
+                       m == mad::method::trap_repress;
+  if (!guarded) return true;  // other methods get "unsupported method", key or not
+  if (smp.mkey == g.mkey) {
+    g.mkey_lease_deadline = kMkeyLeaseNotRunning;  // the owner is alive: the lease holds
+    return true;
+  }
+  // A wrong key. A Get passes at levels 0 and 1 (level 1 hides the key in PortInfo) and is
+  // refused at 2 and 3; a Set or TrapRepress is refused at every level. Levels 2 and 3 behave
+  // the same for these checks, as in the Linux SMAs.
+  if (m == mad::method::get && g.mkey_protect < 2) return true;
+  if (g.mkey_violations != 0xFFFF) ++g.mkey_violations;
+  if (g.mkey_lease != 0 && g.mkey_lease_deadline == kMkeyLeaseNotRunning)
+    g.mkey_lease_deadline = clock_.now() + std::chrono::seconds(g.mkey_lease);
+  ++stats_.mkey_refused;
+  send_mkey_trap(ni, in_port, smp, slid);
+  return false;
+}
+
 void SimFabric::process_smp(NodeIdx ni, uint8_t in_port, mad::Smp& smp, uint16_t slid) {
   SimNode& n = nodes_[ni];
   if (mad::method::is_response(smp.method)) {  // an answer nobody here asked for
     ++stats_.dropped_no_route;
     return;
   }
+  if (!mkey_admits(ni, in_port, smp, slid)) return;
   ++stats_.smps_processed;
   ++n.smps_handled;
   if (smp.method == mad::method::trap_repress) return;  // the SM acknowledged a trap
@@ -107,13 +155,15 @@ void SimFabric::process_smp(NodeIdx ni, uint8_t in_port, mad::Smp& smp, uint16_t
         if ((mod & 0x7FFFFF00) != 0 || pn > n.num_ports) { st = mad::status::invalid_field; break; }
         if (pn == 0 && !n.is_switch()) pn = in_port;
         SimPort& p = n.ports[pn];
+        expire_mkey_lease(n.ports[n.is_switch() ? 0 : pn], clock_.now());  // shown as it is now
         if (is_set) {
           if (!n.is_switch() && pn != in_port) { st = mad::status::invalid_field; break; }
           auto req = mad::PortInfo::decode(smp.data);
           if (!req) { st = mad::status::invalid_field; break; }
           st = apply_port_info(ni, static_cast<uint8_t>(pn), *req);
         }
-        smp.data = mad::encode_attr(port_info_of(n, p, in_port));
+        smp.data = mad::encode_attr(
+            port_info_of(n, p, in_port, is_get ? std::optional(smp.mkey) : std::nullopt));
         break;
       }
       case mad::attr::switch_info: {
@@ -275,16 +325,16 @@ uint16_t SimFabric::apply_port_info(NodeIdx ni, uint8_t pn, const mad::PortInfo&
   if (addressable && req.lid.value() > mad::Lid::kMaxUnicast) return mad::status::invalid_field;
 
   // Then apply.
-  if (addressable) {
+  if (addressable) {  // a switch's LID, SM LID and M_Key are port 0's: its one M_Key
     if (p.lid != req.lid.value()) ++p.lid_changes;
     p.lid = req.lid.value();
     p.lmc = req.lmc;
     p.sm_lid = req.master_sm_lid.value();
     p.sm_sl = req.master_sm_sl;
+    p.mkey = req.m_key;
+    p.mkey_lease = req.m_key_lease_period;
+    p.mkey_protect = req.m_key_protect_bits;
   }
-  p.mkey = req.m_key;
-  p.mkey_lease = req.m_key_lease_period;
-  p.mkey_protect = req.m_key_protect_bits;
   p.gid_prefix = req.gid_prefix;
   p.hoq_life = req.hoq_life;
   p.vl_stall = req.vl_stall_count;
