@@ -404,14 +404,18 @@ void SubnetManager::on_mad(const mad::Packet& p) {
 
 void SubnetManager::on_trap(const mad::Packet& p, const mad::Smp& trap) {
   auto notice = mad::decode_attr<mad::Notice>(trap);
-  // Acknowledge it, or the sender repeats it.
-  mad::Smp repress = trap;
-  repress.method = mad::method::trap_repress;
-  repress.mkey = keys_.for_lid(p.addr.lid);  // TrapRepress is checked against the issuer's key
-  mad::Packet out;
-  out.mad = mad::encode_smp(repress);
-  out.addr = p.addr;
-  (void)transport_.send(out);
+  const auto t256 = notice && notice->is_trap(mad::trap::bad_m_key) ? notice->trap256() : std::nullopt;
+  // Acknowledge it, or the sender repeats it; but not a port that refused this SM's own SMP:
+  // it would refuse the repress too, and trap again at once.
+  if (!t256 || !own_bad_mkey(*notice, *t256)) {
+    mad::Smp repress = trap;
+    repress.method = mad::method::trap_repress;
+    repress.mkey = keys_.for_lid(p.addr.lid);  // TrapRepress is checked against the issuer's key
+    mad::Packet out;
+    out.mad = mad::encode_smp(repress);
+    out.addr = p.addr;
+    (void)transport_.send(out);
+  }
   if (!notice) {
     log_.warn(code::malformed_trap, "malformed trap from LID {}: {}", p.addr.lid, notice.error().message);
     return;
@@ -432,8 +436,8 @@ void SubnetManager::on_trap(const mad::Packet& p, const mad::Smp& trap) {
     const Guid port = ha_host_.port_by_lid(*topo_, t144 ? t144->lid : notice->issuer_lid);
     log_.debug(code::trap_144, "trap 144 from LID {} (port {})", notice->issuer_lid, port);
     if (!port.is_zero()) ha_.sm_port_changed(port);
-  } else if (notice->is_trap(mad::trap::bad_m_key)) {
-    if (const auto t256 = notice->trap256()) on_bad_mkey(*notice, *t256);
+  } else if (t256) {
+    on_bad_mkey(*notice, *t256);
   }
   if (on_notice) on_notice(*notice);
 }

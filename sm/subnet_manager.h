@@ -184,6 +184,7 @@ class SubnetManager final : public mad::Reactor {
   // key; true while probes are out (`then` follows them). Trap 256; the lease retry.
   bool check_keys(std::function<void()> then);
   void on_bad_mkey(const mad::Notice& notice, const mad::Trap256& t);
+  bool own_bad_mkey(const mad::Notice& notice, const mad::Trap256& t) const;  // this SM's SMP
   void key_tick();
   // High availability (subnet_manager_ha.cpp): the election gate and what the agent asks.
   void elect();

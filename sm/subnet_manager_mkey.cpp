@@ -139,13 +139,19 @@ void SubnetManager::key_tick() {
   request_sweep("M_Key lease ran out on ports left alone");
 }
 
-void SubnetManager::on_bad_mkey(const mad::Notice& notice, const mad::Trap256& t) {
+// This SM's own SMP: it came from here (directed route, or this SM's LID) with the key this SM
+// holds for that port.
+bool SubnetManager::own_bad_mkey(const mad::Notice& notice, const mad::Trap256& t) const {
   const Topology* topo = topo_.get();
   const Guid attacked = keys_.port_at(notice.issuer_lid);
-  // This SM's own SMP: it sent the key it holds for that port.
   const Lid self = topo && topo->sm_node() != kNoNode ? topo->port(topo->sm_node(), topo->sm_port()).lid : Lid();
-  const bool own = (t.dr_notice || (self.is_unicast() && t.lid == self)) && !attacked.is_zero() &&
-                   t.m_key == keys_.for_port(attacked);
+  return (t.dr_notice || (self.is_unicast() && t.lid == self)) && !attacked.is_zero() &&
+         t.m_key == keys_.for_port(attacked);
+}
+
+void SubnetManager::on_bad_mkey(const mad::Notice& notice, const mad::Trap256& t) {
+  const Topology* topo = topo_.get();
+  const bool own = own_bad_mkey(notice, t);
   auto who = [&](Lid lid) -> std::string {
     if (!topo) return fmt::format("LID {}", lid);
     for (NodeId id = 0; id < topo->node_count(); ++id)
