@@ -39,6 +39,9 @@ void SmCollector::on_sweep(const sm::Subnet& s) {
   acc_.state = s.sm.state;
   acc_.priority = s.sm.info.priority;
   acc_.up = s.sm.up;
+  acc_.mkey_violations = s.sm.mkey_violations;
+  acc_.bad_mkey_traps = s.sm.bad_mkey_traps;
+  acc_.mkey_refusing = s.sm.mkey_refusing;
 }
 
 void SmCollector::on_ha_note(const ha::Note& n) {
@@ -120,6 +123,15 @@ void write_sm(Writer& w, const SmFigures& f) {
   w.family("fabricsm_ha_events", Type::counter,
            "HA events by kind (master_lost: a standby saw its master go, a failover began)");
   for (size_t k = 0; k < kHaKinds; ++k) w.sample({{"kind", ha_kind_name(k)}}, f.ha_events[k]);
+
+  one(w, "fabricsm_mkey_violations", Type::counter,
+      "M_KeyViolations counted by ports that hold this SM's M_Key (SMPs with a wrong key reached them)",
+      f.mkey_violations);
+  one(w, "fabricsm_bad_mkey_traps", Type::counter,
+      "Bad M_Key traps (256) for SMPs not this SM's own: someone sent a port a Get or Set with a wrong key",
+      f.bad_mkey_traps);
+  one(w, "fabricsm_mkey_ports_refusing", Type::gauge,
+      "ports that hold an M_Key this SM does not know, left alone until their lease runs out", f.mkey_refusing);
 
   one(w, "fabricsm_sa_master", Type::gauge, "1 while the SA answers (this SM is master with an index)",
       uint64_t{f.sa_master});

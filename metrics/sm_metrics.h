@@ -48,6 +48,9 @@ struct SmFigures {
   uint64_t lids_in_use = 0;  // every LID of an LMC range counts
   mad::TransactionStats smps;
   std::array<uint64_t, kHaKinds> ha_events{};  // by ha::Note::Kind
+  // M_Key (sm::SmView): violations on ports holding this SM's key, Bad M_Key traps from
+  // others, ports left alone for a key this SM does not know.
+  uint64_t mkey_violations = 0, bad_mkey_traps = 0, mkey_refusing = 0;
   sm::sa::ServerStats sa;
   bool sa_master = false;  // the SA answers (it has an index)
   bool has_store = false;

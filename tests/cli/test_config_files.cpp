@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <boost/program_options.hpp>
+#include <sys/stat.h>
+
 #include <fstream>
 
 #include "cli/config.h"
@@ -159,4 +161,34 @@ TEST_CASE("allow_both_pkeys (OpenSM's name, default FALSE) reaches the partition
   REQUIRE(on);
   CHECK(on->sm.partitions.allow_both_pkeys);
   CHECK(on->notes.empty());  // implemented: not in the note of OpenSM keys left out
+}
+
+TEST_CASE("M_Key options: the secret file must be owner-only, not with level 2; keys never shown") {
+  Files f;
+  boost::program_options::variables_map none;
+  const std::string secret = f.write("secret", "0123456789abcdef-secret\n");
+  ::chmod(secret.c_str(), 0644);
+  auto open = cli::load_config(f.write("a.conf", "m_key_secret_file = " + secret + "\n"), none);
+  REQUIRE_FALSE(open);
+  CHECK(open.error().message.starts_with(f.dir.file("a.conf") + ":1: m_key_secret_file: "));
+  CHECK(open.error().message.find("chmod 600") != std::string::npos);
+  ::chmod(secret.c_str(), 0600);
+  auto ok = cli::load_config(f.write("b.conf", "m_key_secret_file = " + secret + "\nm_key_protection_level 1\n"), none);
+  REQUIRE_MESSAGE(ok, (ok ? "" : ok.error().message));
+  CHECK(ok->sm.m_key_secret == sm::mkey::Secret{'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd',
+                                                'e', 'f', '-', 's', 'e', 'c', 'r', 'e', 't'});
+  CHECK(ok->sm.ports.m_key_protect == 1);
+  // Every dump and log line shows the options, never the secret or a key.
+  for (const auto& [key, value] : cli::describe(*ok)) CHECK(value.find("secret\n") == std::string::npos);
+  auto level2 = cli::load_config(f.write("c.conf", "m_key_secret_file = " + secret + "\nm_key_protection_level 2\n"), none);
+  REQUIRE_FALSE(level2);
+  CHECK(level2.error().message.find("use level 1") != std::string::npos);
+  auto one = read(f, "m_key 0x600DF00D\nm_key_protection_level 2\n");
+  REQUIRE(one);
+  CHECK(one->sm.ports.m_key == 0x600DF00D);
+  const std::string text = cli::config_file_text(*one);
+  CHECK(text.find("600d") == std::string::npos);
+  CHECK(text.find("\nm_key = hidden\n") != std::string::npos);
+  CHECK(error_of(f, "m_key hidden\n").find("not shown") != std::string::npos);
+  CHECK_FALSE(read(f, "m_key_protection_level 4\n"));
 }

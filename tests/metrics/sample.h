@@ -56,6 +56,9 @@ inline metrics::SmFigures figures() {
   sub.sm.state = mad::SmState::master;
   sub.sm.info.priority = 5;
   sub.sm.up = true;
+  sub.sm.mkey_violations = 3;
+  sub.sm.bad_mkey_traps = 2;
+  sub.sm.mkey_refusing = 1;
   c.on_sweep(sub);
   sub.sweep.heavy = false;
   sub.sweep.total.wall_ms = 3;

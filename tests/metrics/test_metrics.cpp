@@ -155,6 +155,9 @@ TEST_CASE("the SM's figures: state, sweeps by kind, LIDs, HA, SA, store, counter
   CHECK(has(t, "fabricsm_links 5"));
   CHECK(has(t, "fabricsm_ha_events_total{kind=\"state\"} 1"));
   CHECK(has(t, "fabricsm_ha_events_total{kind=\"master_lost\"} 0"));
+  CHECK(has(t, "fabricsm_mkey_violations_total 3"));
+  CHECK(has(t, "fabricsm_bad_mkey_traps_total 2"));
+  CHECK(has(t, "fabricsm_mkey_ports_refusing 1"));
   CHECK(has(t, "fabricsm_sa_queries_total{attribute=\"PathRecord\"} 7"));
   CHECK(has(t, "fabricsm_sa_queries_total{attribute=\"0x7777\"} 1"));
   CHECK(has(t, "fabricsm_store_commits_total 2"));
