@@ -20,8 +20,15 @@ uint64_t KeyRing::own_key(Guid port) const {
   return it->second;
 }
 
+size_t KeyRing::PathHash::operator()(const DrPath& p) const {
+  uint64_t h = 0xcbf29ce484222325ULL ^ static_cast<uint64_t>(p.hops());  // FNV-1a over the hops
+  for (int i = 1; i <= p.hops(); ++i) h = (h ^ p.at(i).value()) * 0x100000001b3ULL;
+  return static_cast<size_t>(h);
+}
+
 uint64_t KeyRing::for_port(Guid port) const {
-  if (auto it = found_.find(port.value()); it != found_.end()) return it->second;
+  if (!found_.empty())
+    if (auto it = found_.find(port.value()); it != found_.end()) return it->second;
   return own_key(port);
 }
 

@@ -10,7 +10,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -69,7 +68,11 @@ class KeyRing {
     Guid port;
     bool is_switch = false;
   };
-  std::map<DrPath, At> at_path_;
+  struct PathHash {
+    size_t operator()(const DrPath& p) const;
+  };
+  // Hashed: a lookup for every SMP sent (a tree of paths cost 20% of a bring-up).
+  std::unordered_map<DrPath, At, PathHash> at_path_;
   std::unordered_map<uint16_t, Guid> at_lid_;
   std::unordered_map<uint64_t, uint64_t> found_;
   std::unordered_set<uint64_t> refusing_;
