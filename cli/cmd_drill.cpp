@@ -12,6 +12,7 @@
 #include "sim/netfile.h"
 #include "cli/commands.h"
 #include "cli/usage.h"
+#include "cli/config.h"
 #include "cli/drill.h"
 #include "cli/ha_options.h"
 #include "cli/json.h"
@@ -23,7 +24,7 @@ namespace cli {
 namespace {
 
 struct Args {
-  std::string topology, fat_tree, priorities, sm_nodes, events = "kill,return,partition,heal,loss";
+  std::string topology, fat_tree, priorities, sm_nodes, events = "kill,return,partition,heal,loss", config;
   std::string routing{kDefaultRoutingEngine}, log_level = "error";
   int sms = 3;
   int settle_ms = 3000;
@@ -56,13 +57,35 @@ mad::Result<sim::FabricSpec> load_spec(const Args& a, std::string& label) {
 
 std::string text_ms(const std::optional<double>& v) { return v ? fmt::format("{:.0f} ms", *v) : "-"; }
 
+Json json_rogue(const RogueResult& r) {
+  return {{"host", r.host}, {"target", r.target}, {"key_read", r.key_read}, {"attempts", r.attempts},
+          {"refused", r.refused}, {"taken", r.taken}, {"routes_changed", r.routes_changed},
+          {"reported_ms", rounded_or_null(r.reported_ms, 3)}, {"reported_by", r.reported_by},
+          {"repaired_ms", rounded_or_null(r.repaired_ms, 1)}, {"ok", r.ok()}};
+}
+
+// Every attempt refused and reported, or what got through and how long it lasted.
+std::string rogue_text(const RogueResult& r) {
+  std::string s = fmt::format("    M_Key read: {}\n    {} Set(s): {} refused, {} taken; routes {}", r.key_read,
+                              r.attempts, r.refused, r.taken,
+                              r.routes_changed ? "CHANGED" : "unchanged");
+  if (r.routes_changed)
+    s += r.repaired_ms ? fmt::format(", repaired after {:.0f} ms", *r.repaired_ms) : ", NOT repaired";
+  s += r.reported_ms    ? fmt::format("\n    violation reported after {:.3f} ms ({})", *r.reported_ms, r.reported_by)
+       : r.refused == 0 ? "\n    nothing refused: no violation for an SM to report"
+                        : "\n    violation NOT reported";
+  s += r.ok() ? "\n    protected: every attempt refused and reported" : "\n    NOT protected";
+  return s;
+}
+
 Json json_event(const EventResult& e) {
   return {{"event", e.event}, {"detail", e.detail}, {"at_ms", rounded(e.at_ms, 1)},
           {"detection_ms", rounded_or_null(e.detection_ms, 1)}, {"master_ms", rounded_or_null(e.master_ms, 1)},
           {"up_ms", rounded_or_null(e.up_ms, 1)}, {"lids_changed", e.lids_changed}, {"lft_blocks", e.lft_blocks},
           {"rereg_ports", e.rereg_ports}, {"false_alarms", e.false_alarms}, {"masters", e.masters},
           {"partitions", e.partitions}, {"one_master", e.one_master},
-          {"routed", e.routed ? Json(*e.routed) : Json(nullptr)}, {"notes", e.notes}};
+          {"routed", e.routed ? Json(*e.routed) : Json(nullptr)}, {"notes", e.notes},
+          {"rogue", e.rogue ? json_rogue(*e.rogue) : Json(nullptr)}};
 }
 
 void print_text(const DrillResult& r) {
@@ -87,9 +110,12 @@ void print_text(const DrillResult& r) {
   fmt::print("\n");
   for (const auto& e : r.events) {
     fmt::print("{}: {}\n", e.event, e.detail);
+    if (e.rogue) fmt::print("{}\n", rogue_text(*e.rogue));
     for (const auto& n : e.notes) fmt::print("    {}\n", n);
   }
-  fmt::print("\n{}\n", r.ok() ? "drill passed: one master after every event, no LID changed"
+  const bool rogue = std::any_of(r.events.begin(), r.events.end(), [](const EventResult& e) { return e.rogue.has_value(); });
+  fmt::print("\n{}\n", r.ok() ? fmt::format("drill passed: one master after every event, no LID changed{}",
+                                            rogue ? ", every rogue Set refused and reported" : "")
                               : "drill FAILED (see above)");
 }
 
@@ -100,19 +126,31 @@ int cmd_drill(int argc, char** argv) {
   po::options_description opts(
       "fabricsm drill [options]\n\nFailover drills in the simulator: N SMs with priorities on one fabric, "
       "driven together on\nvirtual time, and a script of events (kill the master, bring it back, partition "
-      "the fabric\nbetween the SMs and heal it, lose MADs). Prints per event: time to detect, time until an "
-      "SM\nanswers as master and until the subnet is up again, LIDs changed, LFT blocks written, ports\n"
-      "told to re-register, and whether exactly one master remained. Exit status 0 when every event\n"
-      "ends with one master (one per part while partitioned), no LID changed and every pair routed.\n\nOptions");
+      "the fabric\nbetween the SMs and heal it, lose MADs, a rogue host). Prints per event: time to detect,\n"
+      "time until an SM answers as master and until the subnet is up again, LIDs changed, LFT blocks\n"
+      "written, ports told to re-register, and whether exactly one master remained. Exit status 0 when\n"
+      "every event ends with one master (one per part while partitioned), no LID changed, every pair\n"
+      "routed and every rogue Set refused and reported; 1 when one does not; 2 on a usage error.\n\n"
+      "rogue: a CA that runs no SM (the farthest from the master) sends LID-routed SMPs to the master's\n"
+      "switch: PortInfo Gets with M_Key 0 (the key they show, if any, is used), then Sets of the LFT\n"
+      "blocks holding CA LIDs (black holes) and of one switch-to-switch port (Down). Prints the Sets\n"
+      "refused (no answer within 200 ms) and taken, whether the routes changed, how long until an SM\n"
+      "reported the violation (E0610 or W0609) and, when the attack landed, until the routes were\n"
+      "whole again (up to 10 min). The event passes only when every Set was refused and reported.\n\n"
+      "--config FILE: every SM takes its settings from FILE as `fabricsm run` would (m_key,\n"
+      "m_key_protection_level, m_key_secret_file, sweep_interval, routing_engine, lft_verify_pass, ...);\n"
+      "the drill's own options go on top: the priorities always, --routing and the HA options when given\n"
+      "(else the file's, else the drill's defaults). No store, PerfMgr or guid2lid_file.\n\nOptions");
   opts.add_options()
       ("help,h", "this help")
+      ("config,c", po::value(&a.config), "the SMs' configuration file (as `fabricsm run --config`)")
       ("topology,t", po::value(&a.topology), "net file (ibnetdiscover/ibsim format)")
       ("fat-tree", po::value(&a.fat_tree), "generate a k-ary fat tree: LEVELS,RADIX (default 3,16)")
       ("sms", po::value(&a.sms)->default_value(a.sms), "how many SMs")
       ("priorities", po::value(&a.priorities), "their SMInfo priorities, e.g. 15,10,5 (default 15, 10, 5, 0...)")
       ("sm-nodes", po::value(&a.sm_nodes), "the nodes they run on (default: CAs spread over the fabric)")
       ("events", po::value(&a.events)->default_value(a.events), "the script: kill, kill-standby, return, "
-       "partition, heal, loss")
+       "partition, heal, loss, rogue")
       ("settle-ms", po::value(&a.settle_ms)->default_value(a.settle_ms), "virtual time the SMs run after each event")
       ("loss", po::value(&a.loss)->default_value(a.loss), "fraction of MADs lost during the loss event")
       ("seed", po::value(&a.seed)->default_value(a.seed), "seed for losses")
@@ -160,10 +198,27 @@ int cmd_drill(int argc, char** argv) {
   for (int i = static_cast<int>(prios.size()); i < a.sms; ++i) prios.push_back(std::max(0, 15 - 5 * i));
   for (const std::string& e : split(a.events))
     if (std::find(std::begin(kDrillEvents), std::end(kDrillEvents), e) == std::end(kDrillEvents))
-      return usage(fmt::format("--events: unknown drill event '{}' (kill, kill-standby, return, partition, heal, loss)", e));
+      return usage(fmt::format("--events: unknown drill event '{}' (kill, kill-standby, return, partition, heal, loss, "
+                               "rogue)", e));
   std::vector<std::string> nodes = split(a.sm_nodes);
   if (!nodes.empty() && nodes.size() != static_cast<size_t>(a.sms))
     return usage(fmt::format("--sm-nodes lists {} nodes for {} SMs", nodes.size(), a.sms));
+
+  // The SMs' settings: the file's (as `run` reads it), or the drill's defaults without one.
+  sm::SmConfig base;
+  DaemonConfig file_cfg;
+  if (!a.config.empty()) {
+    auto loaded = load_config(a.config, po::variables_map());
+    if (!loaded) return usage(loaded.error().message);
+    file_cfg = std::move(*loaded);
+    for (const auto& n : file_cfg.notes) fmt::print(stderr, "fabricsm drill: note: {}\n", n);
+    base = file_cfg.sm;
+  }
+  auto given = [&vm](const char* name) { return vm.count(name) && !vm[name].defaulted(); };
+  auto from_file = [&](const char* drill_option, const char* file_key) {
+    return !given(drill_option) && file_cfg.origin.contains(file_key);
+  };
+  if (a.config.empty() || given("routing")) base.routing_engine = a.routing;
 
   std::string label;
   auto spec = load_spec(a, label);
@@ -182,9 +237,18 @@ int cmd_drill(int argc, char** argv) {
   for (int i = 0; i < a.sms; ++i) {
     DrillSm s;
     s.node = nodes[static_cast<size_t>(i)];
-    s.cfg.routing_engine = a.routing;
+    s.cfg = base;
     auto hc = ha_config(a.ha, static_cast<uint8_t>(prios[static_cast<size_t>(i)]));
     if (!hc) return usage(hc.error().message);
+    const ha::Config& f = file_cfg.sm.ha;  // what the file set, where the drill's option was not given
+    if (from_file("sticky", "sticky_master")) hc->sticky = f.sticky;
+    if (from_file("sm-key", "sm_key")) hc->sm_key = f.sm_key;
+    if (from_file("poll-ms", "sminfo_polling_timeout")) {
+      hc->poll_interval = f.poll_interval;
+      if (!given("poll-timeout-ms")) hc->poll_timeout = f.poll_timeout;
+    }
+    if (from_file("poll-misses", "polling_retry_number")) hc->max_misses = f.max_misses;
+    if (from_file("stall-polls", "activity_stall_polls")) hc->stall_polls = f.stall_polls;
     s.cfg.ha = *hc;
     sms.push_back(std::move(s));
   }

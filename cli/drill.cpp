@@ -52,13 +52,15 @@ mad::Result<std::unique_ptr<Cluster>> Cluster::create(const sim::FabricSpec& spe
     s->spec = std::move(sms[i]);
     s->node = *at;
     s->port = c->fabric_->node(*at).is_switch() ? 0 : 1;
-    s->log.set_level(log_level);
+    // Warnings are kept whatever is shown: the rogue event looks for W0609 too.
+    s->log.set_level(std::max(log_level, sm::Level::warn));
     Slot* raw = s.get();
-    s->log.set_sink([raw](sm::Level, std::string_view line) {
+    s->log.set_sink([raw, log_level](sm::Level l, std::string_view line) {
       const double ms = static_cast<double>(raw->owner->now().count()) / 1e6;
-      std::string l = fmt::format("[{:9.1f} ms] {}: {}", ms, raw->owner->name(raw->index), line);
-      std::fputs((l + "\n").c_str(), stderr);
-      raw->lines.push_back(std::move(l));
+      std::string text = fmt::format("[{:9.1f} ms] {}: {}", ms, raw->owner->name(raw->index), line);
+      if (l <= log_level) std::fputs((text + "\n").c_str(), stderr);
+      if (raw->owner->on_log) raw->owner->on_log(raw->index, l, text);
+      raw->lines.push_back(std::move(text));
     });
     c->slots_.push_back(std::move(s));
   }
@@ -74,6 +76,7 @@ bool Cluster::sticky(size_t i) const { return slots_[i]->spec.cfg.ha.sticky; }
 const sm::SubnetManager& Cluster::sm(size_t i) const { return slots_[i]->svc->manager(); }
 service::Service& Cluster::service(size_t i) { return *slots_[i]->svc; }
 void Cluster::add_reactor(sim::EndpointId ep, mad::Reactor& r) { driver_->add(ep, r); }
+void Cluster::remove_reactor(sim::EndpointId ep) { driver_->remove(ep); }
 const std::vector<std::string>& Cluster::log_lines(size_t i) const { return slots_[i]->lines; }
 
 bool Cluster::start(size_t i) {
@@ -253,6 +256,7 @@ class Drill {
     const Snapshot before = take(c_);
     const mad::Nanos at = c_.now();
     std::string detail;
+    std::optional<RogueResult> rogue;
     const std::vector<size_t> masters = c_.masters();
     if (what == "kill" || what == "kill-standby") {
       std::optional<size_t> victim;
@@ -290,12 +294,20 @@ class Drill {
                            static_cast<double>(o_.settle.count()) / 1e9);
       c_.run_for(o_.settle);
       c_.fabric().set_drop_rate(0);
+    } else if (what == "rogue") {
+      if (masters.empty()) return mad::fail(mad::Errc::invalid, "drill event rogue: no master");
+      auto r = rogue_attack(c_, masters.front(), o_.rogue);
+      if (!r) return std::unexpected(r.error());
+      rogue = std::move(*r);
+      detail = fmt::format("{} attacks {}", rogue->host, rogue->target);
     } else {
       return mad::fail(mad::Errc::parse, fmt::format("unknown drill event '{}' (kill, kill-standby, return, "
-                                                     "partition, heal, loss)", what));
+                                                     "partition, heal, loss, rogue)", what));
     }
     c_.run_for(o_.settle);
-    return measure(what, detail, at, before);
+    EventResult out = measure(what, detail, at, before);
+    out.rogue = std::move(rogue);
+    return out;
   }
 
   EventResult measure(const std::string& what, const std::string& detail, mad::Nanos at, const Snapshot& before) {
@@ -366,7 +378,9 @@ class Drill {
 }  // namespace
 
 bool DrillResult::ok() const {
-  auto good = [](const EventResult& e) { return e.one_master && e.lids_changed == 0 && e.routed.value_or(true); };
+  auto good = [](const EventResult& e) {
+    return e.one_master && e.lids_changed == 0 && e.routed.value_or(true) && (!e.rogue || e.rogue->ok());
+  };
   if (!good(bring_up)) return false;
   return std::all_of(events.begin(), events.end(), good);
 }

@@ -2,12 +2,14 @@
 // SimTransport at its own port) on one simulated fabric, driven together on the fabric's
 // virtual clock by sim::MultiDriver,
 // and a script of failures: kill the master, bring it back, partition the fabric between the
-// SMs and heal it, lose MADs. After each event: how long until a standby noticed, until an SM
+// SMs and heal it, lose MADs, a rogue host reprogramming a switch (drill_rogue.cpp). After each event: how long until a standby noticed, until an SM
 // answered as master and until the subnet was up again, and what it cost the hosts (LIDs
 // changed, LFT blocks written, ports told to re-register), and whether one master remained.
 // The scenario tests (tests/sm/test_ha.cpp) drive the same Cluster.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,7 +59,11 @@ class Cluster {
   service::Service& service(size_t i);
   // Another endpoint on the fabric served with the SMs (a test's SA client); borrowed.
   void add_reactor(sim::EndpointId ep, mad::Reactor& r);
+  void remove_reactor(sim::EndpointId ep);
+  // Each SM's log lines, warnings and errors at least (whatever the level shown on stderr).
   const std::vector<std::string>& log_lines(size_t i) const;
+  // Sees every line as it is logged: the SM's index, its level, the line (with its code).
+  std::function<void(size_t sm, sm::Level level, const std::string& line)> on_log;
 
   // Runs every live SM and the fabric for `span` of virtual time, or until `stop()`.
   void run_for(mad::Nanos span, const std::function<bool()>& stop = {});
@@ -92,11 +98,39 @@ class Cluster {
   std::vector<Sweep> sweeps_;
 };
 
+// The rogue event: a host that runs no SM sends LID-routed SMPs to a switch on the master's
+// path, as root on that host could: Gets of PortInfo with M_Key 0 (at protect level 0 they show
+// the switch's key, which it then uses), then Sets of the LFT blocks holding CA LIDs (pointed at
+// port 0: black holes) and of one external port's PortInfo (Down). A Set is refused when no
+// answer comes within the timeout (the SMA drops it), taken when a GetResp with status 0 does.
+struct RogueResult {
+  std::string host;          // the rogue CA, and its LID
+  std::string target;        // the switch attacked, its LID, the port set Down
+  std::string key_read;      // what the PortInfo Get of port 0 showed (never the key itself)
+  uint64_t attempts = 0;     // Sets sent
+  uint64_t refused = 0;      // no answer within the timeout
+  uint64_t taken = 0;        // answered, status 0
+  bool routes_changed = false;         // the verifier right after the attack differs from before
+  std::optional<double> reported_ms;   // until an SM logged the violation (E0610 or W0609)
+  std::string reported_by;             // "sm1 E0610"
+  std::optional<double> repaired_ms;   // when it landed: until the verifier showed the routes again
+  // Every Set refused and the violation reported.
+  bool ok() const { return attempts > 0 && refused == attempts && taken == 0 && reported_ms.has_value(); }
+};
+
+struct RogueOptions {
+  mad::Nanos timeout = std::chrono::milliseconds(200);  // an attempt unanswered this long: refused
+  mad::Nanos report_limit = std::chrono::seconds(60);   // how long to wait for the SMs' report
+  mad::Nanos repair_limit = std::chrono::minutes(10);   // how long to wait for the repair
+  size_t max_lft_blocks = 4;                            // LFT blocks overwritten
+};
+
 struct DrillOptions {
   std::vector<std::string> events{"kill", "return", "partition", "heal", "loss"};
   mad::Nanos settle = std::chrono::seconds(3);  // each event: how long the SMs run after it
   double loss = 0.05;                          // the "loss" event: fraction of MADs lost
   bool verify = true;                          // walk the LFTs after each event
+  RogueOptions rogue;
 };
 
 struct EventResult {
@@ -115,6 +149,7 @@ struct EventResult {
   bool one_master = false;             // exactly one master in each of those parts
   std::optional<bool> routed;          // every CA pair routed (only where one part)
   std::vector<std::string> notes;      // HA log lines of the event, first few
+  std::optional<RogueResult> rogue;    // the rogue event's figures
 };
 
 struct DrillResult {
@@ -126,8 +161,14 @@ struct DrillResult {
 };
 
 // The events a script may name (checked before a cluster is built: a usage error).
-inline constexpr std::string_view kDrillEvents[] = {"kill", "kill-standby", "return", "partition", "heal", "loss"};
+inline constexpr std::string_view kDrillEvents[] = {"kill",      "kill-standby", "return", "partition",
+                                                    "heal",      "loss",         "rogue"};
 
 mad::Result<DrillResult> run_drill(Cluster& c, const DrillOptions& opts);
+
+// The rogue event against the fabric of SM `master` (drill_rogue.cpp). It runs the SMs while it
+// attacks, until the violation was reported and (when the attack landed) the routes repaired,
+// or the limits passed. Fails when there is no host to attack from.
+mad::Result<RogueResult> rogue_attack(Cluster& c, size_t master, const RogueOptions& o);
 
 }  // namespace cli

@@ -2,7 +2,7 @@
 # `fabricsm drill` as a user runs it: the default script on the built-in fabric (3 SMs, kill,
 # return, partition, heal, loss) in JSON: one master after every event (one per part while
 # partitioned), no LID changed, no LFT block written by a takeover on an unchanged fabric,
-# detection within three polls; the text table; sticky; usage errors.
+# detection within three polls; the text table; sticky; settings from --config; usage errors.
 set -euo pipefail
 fabricsm=$1
 work=$(mktemp -d)
@@ -36,6 +36,24 @@ PY
 "$fabricsm" drill --fat-tree 3,8 --sticky --events kill,return > "$work/sticky.txt" || fail "sticky drill"
 grep -q '^return .* sm2 (exactly one)' "$work/sticky.txt" || { cat "$work/sticky.txt"; fail "sticky: sm2 should stay master"; }
 grep -q 'drill passed' "$work/sticky.txt" || fail "no verdict line"
+
+# --config: the SMs take the file's settings (here its SMInfo polling interval: three misses of
+# 300 ms polls), and a drill option given goes on top (--poll-ms 100). cli_drill_rogue.sh has
+# the M_Key settings.
+printf 'sminfo_polling_timeout = 300\n' > "$work/poll.conf"
+for poll in file option; do
+  extra=""
+  [ $poll = option ] && extra="--poll-ms 100"
+  # shellcheck disable=SC2086
+  "$fabricsm" drill --fat-tree 3,8 --config "$work/poll.conf" --events kill --json $extra > "$work/poll.json" ||
+    fail "--config $poll: the drill failed"
+  python3 - "$work/poll.json" $poll <<'PY' || fail "--config $poll: detection time"
+import json, sys
+kill = json.load(open(sys.argv[1]))["events"][0]
+lo, hi = (600, 1000) if sys.argv[2] == "file" else (250, 450)
+assert lo <= kill["detection_ms"] <= hi, (sys.argv[2], kill["detection_ms"])
+PY
+done
 
 # Usage errors (an unknown event too: checked before the cluster is built) exit 2 with a message.
 for args in "--sms 0" "--priorities 1,2" "--events explode --fat-tree 2,4" "--sm-key zz" "--poll-ms 0"; do
