@@ -358,6 +358,7 @@ uint16_t SimFabric::apply_port_info(NodeIdx ni, uint8_t pn, const mad::PortInfo&
         SimPort& pp = nodes_[p.peer].ports[p.peer_port];
         pp.state = PortState::init;
         mark_state_change(p.peer);
+        mark_state_change(ni);  // Down -> Init by the link state machine, not by the Set itself
       }
       break;
     case PortState::armed:

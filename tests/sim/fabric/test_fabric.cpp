@@ -350,6 +350,22 @@ TEST_CASE("faults: a link going down drops DR traffic through it and comes back 
   CHECK_FALSE(l.f->link_down(s1, 9));  // no such port
 }
 
+TEST_CASE("a port Set to Down retrains: both switches at its ends flag PortStateChange") {
+  Line l;
+  // S2 port 1 faces the CA H2: without the flag on S2 nobody would see the port come back in Init.
+  PortInfo down = l.port(path({1, 5}), 1);
+  down.port_state = PortState::down;
+  down.phys_state = mad::PhysState::no_change;
+  down.link_width_enabled = down.link_speed_enabled = down.link_speed_ext_enabled = 0;
+  SwitchInfo clear = *SwitchInfo::decode(l.get(attr::switch_info, 0, path({1, 5}))->data);
+  clear.port_state_change = true;  // writing 1 clears it
+  REQUIRE(l.set(attr::switch_info, 0, path({1, 5}), encode_attr(clear)) == status::ok);
+  CHECK_FALSE(SwitchInfo::decode(l.get(attr::switch_info, 0, path({1, 5}))->data)->port_state_change);
+  REQUIRE(l.set_port(path({1, 5}), 1, down) == status::ok);
+  CHECK(l.port(path({1, 5}), 1).port_state == PortState::init);
+  CHECK(SwitchInfo::decode(l.get(attr::switch_info, 0, path({1, 5}))->data)->port_state_change);
+}
+
 TEST_CASE("faults: a removed switch is silent; restored, it has forgotten its tables") {
   Line l;
   const auto s2 = *l.f->find("S2");
