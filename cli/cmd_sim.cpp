@@ -25,7 +25,8 @@ namespace cli {
 namespace {
 
 struct Args {
-  std::string topology, fat_tree, compare, link_loads, plot, log_level = "warn";
+  std::string topology, fat_tree, compare, link_loads, plot, log_level = "warn", secret_file;
+  int protect = 1;
   bool json = false;
   SimRunOptions run;
 };
@@ -85,6 +86,8 @@ int cmd_sim(int argc, char** argv) {
       ("loss", po::value(&a.run.loss)->default_value(a.run.loss), "fraction of MADs lost")
       ("seed", po::value(&a.run.seed)->default_value(a.run.seed), "seed for losses")
       ("max-sweeps", po::value(&a.run.max_sweeps)->default_value(a.run.max_sweeps), "give up after this many sweeps")
+      ("m-key-secret-file", po::value(&a.secret_file), "M_Key protection: per-port keys from this secret file (mode 0600), as m_key_secret_file")
+      ("m-key-protection-level", po::value(&a.protect)->default_value(a.protect), "M_KeyProtectBits with --m-key-secret-file: 0 or 1")
       ("log-level", po::value(&a.log_level)->default_value(a.log_level), "error, warn, info or debug")
       ("json", po::bool_switch(&a.json), "print the summary as one JSON object");
   po::variables_map vm;
@@ -110,6 +113,8 @@ int cmd_sim(int argc, char** argv) {
   else if (a.run.window < 1) bad = fmt::format("--window {}: must be 1 or more", a.run.window);
   else if (!(a.run.loss >= 0 && a.run.loss < 1)) bad = fmt::format("--loss {}: must be in [0, 1)", a.run.loss);
   else if (a.run.max_sweeps < 1) bad = fmt::format("--max-sweeps {}: must be 1 or more", a.run.max_sweeps);
+  else if (a.protect < 0 || a.protect > 1)
+    bad = fmt::format("--m-key-protection-level {}: 0 or 1 with per-port keys", a.protect);
   else if (vm.count("perfmgr") && a.run.counter_sweeps < 1)
     bad = fmt::format("--perfmgr {}: must be 1 or more", a.run.counter_sweeps);
   std::vector<std::string> engines;
@@ -128,6 +133,15 @@ int cmd_sim(int argc, char** argv) {
     fmt::print(stderr, "fabricsm sim: {}\n", bad);
     return kExitUsage;
   }
+  if (!a.secret_file.empty()) {
+    auto secret = sm::mkey::read_secret_file(a.secret_file);
+    if (!secret) {
+      fmt::print(stderr, "fabricsm sim: {}\n", secret.error().message);
+      return 1;
+    }
+    a.run.m_key_secret = std::move(*secret);
+  }
+  a.run.m_key_protect = static_cast<uint8_t>(a.protect);
   if (!a.link_loads.empty() || !a.plot.empty()) a.run.metrics = a.run.link_loads = true;
   if (!a.compare.empty()) a.run.metrics = true;
   a.run.progress = isatty(STDERR_FILENO) != 0;

@@ -155,6 +155,7 @@ Json json_outcome(const SimOutcome& o) {
             {"mean_hops", rounded(v.mean_hops, 4)}};
   j["mads"] = {{"sent", o.mads.sent}, {"retried", o.mads.retried}, {"lost", o.mads.timed_out},
                {"per_second", rounded(per_second(o), 0)}};
+  j["mkey_refused"] = o.mkey_refused;
   j["lft_blocks_written"] = r.program.lft_blocks_written;
   j["port_sets"] = r.program.port_sets;
   j["activations"] = r.program.activations;

@@ -51,6 +51,8 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
   sm::SmConfig cfg;
   cfg.routing_engine = o.engine;
   cfg.mads.window = o.window;
+  cfg.m_key_secret = o.m_key_secret;
+  cfg.ports.m_key_protect = o.m_key_protect;
   // The same stack `fabricsm run` runs: with --db, the store a daemon would leave.
   sm::perfmgr::Config perf;
   perf.enabled = o.counter_sweeps > 0;
@@ -107,6 +109,7 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
   out.up = manager.subnet_up();
   out.sweep = manager.last_sweep();
   out.mads = manager.mad_stats();
+  out.mkey_refused = f.stats().mkey_refused;
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "sim/spec.h"
 #include "sim/verifier.h"
 #include "sm/log.h"
+#include "sm/mkey/secret.h"
 #include "sm/perfmgr/snapshot.h"
 #include "sm/subnet_manager.h"
 
@@ -31,6 +32,9 @@ struct SimRunOptions {
   bool progress = false;
   // After SUBNET UP, this many counter sweeps (the PerfMgr on the simulated PMAs); 0: none.
   int counter_sweeps = 0;
+  // M_Key protection (the simulated SMAs enforce it): per-port keys from this secret.
+  sm::mkey::Secret m_key_secret;
+  uint8_t m_key_protect = 1;
 };
 
 struct NamedLinkLoad {
@@ -48,6 +52,7 @@ struct SimOutcome {
   sm::SweepReport sweep;  // the last sweep
   std::vector<sm::SweepReport> sweeps;  // every sweep until the run ended, the last included
   mad::TransactionStats mads;
+  uint64_t mkey_refused = 0;  // SMPs the simulated SMAs refused for a wrong M_Key
   sim::VerifyReport verify;
   std::optional<sim::MetricsReport> metrics;
   std::vector<NamedLinkLoad> links;

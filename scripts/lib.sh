@@ -6,7 +6,6 @@ FABRICSM_PACKAGES=(
   meson ninja-build g++ pkg-config
   libibumad-dev libboost-graph-dev libboost-program-options-dev libfmt-dev libsqlite3-dev
   libssl-dev                                 # HMAC-SHA256 for per-port M_Keys
-  libssl-dev                                 # HMAC-SHA256 for per-port M_Keys
   doctest-dev
   ibsim-utils infiniband-diags opensm        # the independent simulator and checkers
   clang-16 libclang-rt-16-dev                # libFuzzer targets
