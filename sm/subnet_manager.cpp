@@ -184,8 +184,12 @@ void SubnetManager::assign_and_route() {
   topo_ = std::move(walked);
   if (keys_.protects())  // traps come LID-routed: their repress carries the issuer's key
     for (NodeId id = 0; id < topo_->node_count(); ++id)
-      for (const Port& p : topo_->ports(id))
-        if (p.lid.is_unicast()) keys_.learn_lid(p.lid, p.guid.is_zero() ? topo_->node(id).guid : p.guid);
+      for (const Port& p : topo_->ports(id)) {
+        const Guid g = p.guid.is_zero() ? topo_->node(id).guid : p.guid;
+        if (p.lid.is_unicast())
+          for (uint32_t k = 0; k < (1u << p.lmc); ++k)  // each LID of its range
+            keys_.learn_lid(Lid(static_cast<uint16_t>(p.lid.value() + k)), g);
+      }
   report_.max_lid = topo_->max_lid().value();
   report_.lid_assignment = clock_.phase();
   log_.info_if(report_.heavy || report_.lids.changed, code::lids_assigned,

@@ -75,8 +75,9 @@ bool SubnetManager::check_keys(std::function<void()> then) {
         continue;
       }
       const bool hidden = pi.m_key == 0 && pi.m_key_protect_bits != 0;
-      if (!hidden) {
-        keys_.accept(g);  // it shows a key (this SM's) or has none: nothing to leave alone
+      if (!hidden) {  // it shows a key (this SM's) or has none: nothing to leave alone
+        keys_.accept(g);
+        if (!foreign_noted_.empty()) foreign_noted_.erase(g);  // another key later is news again
         continue;
       }
       if (keys_.refusing(g)) continue;
@@ -152,13 +153,14 @@ bool SubnetManager::own_bad_mkey(const mad::Notice& notice, const mad::Trap256& 
 void SubnetManager::on_bad_mkey(const mad::Notice& notice, const mad::Trap256& t) {
   const Topology* topo = topo_.get();
   const bool own = own_bad_mkey(notice, t);
+  // By the LIDs this SM gave (a trap storm must not walk the whole topology per trap).
   auto who = [&](Lid lid) -> std::string {
-    if (!topo) return fmt::format("LID {}", lid);
-    for (NodeId id = 0; id < topo->node_count(); ++id)
-      for (const Port& p : topo->ports(id))
-        if (p.lid.is_unicast() && lid >= p.lid && lid.value() < p.lid.value() + (1u << p.lmc))
-          return port_text(*topo, id, p.num.value());
-    return fmt::format("LID {} (not a port of this subnet)", lid);
+    const Guid g = keys_.port_at(lid);
+    const auto id = topo && !g.is_zero() ? topo->find_port(g) : std::nullopt;
+    if (!id) return fmt::format("LID {} (not a port this SM addressed)", lid);
+    for (const Port& p : topo->ports(*id))
+      if (p.guid == g || (topo->node(*id).is_switch() && p.num.value() == 0)) return port_text(*topo, *id, p.num.value());
+    return fmt::format("LID {}", lid);
   };
   const std::string target = who(notice.issuer_lid);
   const std::string what = fmt::format("{} of {} (modifier 0x{:x})", t.method == mad::method::set ? "a Set"
