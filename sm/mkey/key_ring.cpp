@@ -10,6 +10,7 @@ void KeyRing::configure(uint64_t key, Secret secret) {
   secret_ = std::move(secret);
   derived_.clear();
   found_.clear();
+  last_.valid = false;
 }
 
 uint64_t KeyRing::own_key(Guid port) const {
@@ -34,8 +35,11 @@ uint64_t KeyRing::for_port(Guid port) const {
 
 uint64_t KeyRing::for_path(const DrPath& path) const {
   if (!protects() && found_.empty()) return 0;
+  if (last_.valid && last_.path == path) return last_.key;
   const Guid at = port_at(path);
-  return at.is_zero() ? (secret_.empty() ? key_ : 0) : for_port(at);
+  const uint64_t key = at.is_zero() ? (secret_.empty() ? key_ : 0) : for_port(at);
+  last_ = Last{true, path, key};
+  return key;
 }
 
 uint64_t KeyRing::for_lid(Lid lid) const {
@@ -76,6 +80,7 @@ void KeyRing::note_answer(const mad::Smp& answer) {
 void KeyRing::learn_path(const DrPath& path, Guid port, bool is_switch) {
   if (port.is_zero()) return;
   at_path_[path] = At{port, is_switch};
+  if (last_.valid && last_.path == path) last_.valid = false;
 }
 
 void KeyRing::learn_lid(Lid lid, Guid port) {
