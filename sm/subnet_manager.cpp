@@ -117,6 +117,7 @@ void SubnetManager::after_discovery() {
   }
   note_port_changes(walk.port_changes);
   walked_ = std::make_shared<Topology>(model_.snapshot());
+  learn_paths(*walked_);
   const std::shared_ptr<const Topology> before = std::exchange(topo_, walked_);
   if (mc_) mc_->topology_changed();
   const Topology& t = *topo_;

@@ -186,6 +186,7 @@ class SubnetManager final : public mad::Reactor {
   void on_bad_mkey(const mad::Notice& notice, const mad::Trap256& t);
   bool own_bad_mkey(const mad::Notice& notice, const mad::Trap256& t) const;  // this SM's SMP
   void key_tick();
+  void learn_paths(const Topology& t);
   // High availability (subnet_manager_ha.cpp): the election gate and what the agent asks.
   void elect();
   void finish_walk(std::string why);

@@ -35,6 +35,22 @@ Guid key_port(const Topology& t, NodeId id, uint8_t port) {
 
 }  // namespace
 
+// The paths the sweep's SMPs take are the topology's canonical ones (a switch's shortest,
+// smallest route; a CA port by its switch), which need not be the ones the walk first met
+// the nodes by: the ring learns those too, or an SMP there would carry no key.
+void SubnetManager::learn_paths(const Topology& t) {
+  if (!keys_.protects()) return;
+  for (NodeId id = 0; id < t.node_count(); ++id) {
+    const Node& n = t.node(id);
+    if (n.is_switch()) {
+      keys_.learn_path(n.path, key_port(t, id, 0), true);
+      continue;
+    }
+    for (const Port& p : t.ports(id))
+      if (p.num.value() != 0 && !p.guid.is_zero() && p.linked()) keys_.learn_path(t.path_to_port(id, p.num), p.guid, false);
+  }
+}
+
 bool SubnetManager::check_keys(std::function<void()> then) {
   if (std::exchange(keys_checked_, true) || !topo_) return false;
   const Topology& t = *topo_;
