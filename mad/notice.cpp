@@ -133,25 +133,28 @@ std::optional<Trap256> Notice::trap256() const {
   return t;
 }
 
-Notice Notice::make_trap128(Lid issuer, Lid switch_lid) {
+namespace {
+// The header every generic notice shares.
+Notice generic_notice(uint8_t type, uint32_t producer, uint16_t number, Lid issuer) {
   Notice n;
   n.is_generic = true;
-  n.type = notice_type::urgent;
-  n.producer_or_vendor = producer_type::sw;
-  n.trap_or_device_id = trap::link_state_change;
+  n.type = type;
+  n.producer_or_vendor = producer;
+  n.trap_or_device_id = number;
   n.issuer_lid = issuer;
+  return n;
+}
+}  // namespace
+
+Notice Notice::make_trap128(Lid issuer, Lid switch_lid) {
+  Notice n = generic_notice(notice_type::urgent, producer_type::sw, trap::link_state_change, issuer);
   ByteWriter w(n.data_details);
   w.write_be16(0, switch_lid.value());
   return n;
 }
 
 Notice Notice::make_trap144(Lid issuer, uint32_t producer, const Trap144& t) {
-  Notice n;
-  n.is_generic = true;
-  n.type = notice_type::info;
-  n.producer_or_vendor = producer;
-  n.trap_or_device_id = trap::local_changes;
-  n.issuer_lid = issuer;
+  Notice n = generic_notice(notice_type::info, producer, trap::local_changes, issuer);
   ByteWriter w(n.data_details);
   w.write_be16(2, t.lid.value());
   w.write_u8(5, t.other_local_changes ? 1 : 0);
@@ -162,12 +165,7 @@ Notice Notice::make_trap144(Lid issuer, uint32_t producer, const Trap144& t) {
 }
 
 Notice Notice::make_trap256(Lid issuer, uint32_t producer, const Trap256& t) {
-  Notice n;
-  n.is_generic = true;
-  n.type = notice_type::security;
-  n.producer_or_vendor = producer;
-  n.trap_or_device_id = trap::bad_m_key;
-  n.issuer_lid = issuer;
+  Notice n = generic_notice(notice_type::security, producer, trap::bad_m_key, issuer);
   ByteWriter w(n.data_details);
   w.write_be16(2, t.lid.value());
   w.write_be16(4, t.dr_slid.value());

@@ -25,14 +25,6 @@ std::string port_text(const Topology& t, NodeId id, uint8_t port) {
   return fmt::format("{}[{}] ({}, LID {})", n.guid, port, n.description, p.lid);
 }
 
-// The port that holds a node's M_Key for SMPs arriving at `port`: a switch's port 0.
-Guid key_port(const Topology& t, NodeId id, uint8_t port) {
-  const Node& n = t.node(id);
-  if (!n.is_switch()) return t.port(id, PortNum(port)).guid;
-  const Guid g = t.port(id, PortNum(0)).guid;
-  return g.is_zero() ? n.guid : g;
-}
-
 }  // namespace
 
 // The paths the sweep's SMPs take are the topology's canonical ones (a switch's shortest,
@@ -43,7 +35,7 @@ void SubnetManager::learn_paths(const Topology& t) {
   for (NodeId id = 0; id < t.node_count(); ++id) {
     const Node& n = t.node(id);
     if (n.is_switch()) {
-      keys_.learn_path(n.path, key_port(t, id, 0), true);
+      keys_.learn_path(n.path, mkey::key_port(t, id, 0), true);
       continue;
     }
     for (const Port& p : t.ports(id))
@@ -72,7 +64,7 @@ bool SubnetManager::check_keys(std::function<void()> then) {
       if (n.is_switch() ? pn != 0 : (pn == 0 || p.guid.is_zero())) continue;
       if (pn >= rec->ports.size()) continue;
       const mad::PortInfo& pi = rec->ports[pn].info;
-      const Guid g = key_port(t, id, pn);
+      const Guid g = mkey::key_port(t, id, pn);
       // M_KeyViolations since the last read (the first read is the baseline).
       auto [seen, fresh] = violations_.try_emplace(g.value(), pi.m_key_violations);
       // Counted only where the port shows this SM's key: elsewhere its own refused SMPs count too.

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "fabric/topology.h"
 #include "mad/smp.h"
 #include "mad/types.h"
 #include "sm/mkey/secret.h"
@@ -22,6 +23,14 @@ namespace sm::mkey {
 using mad::DrPath;
 using mad::Guid;
 using mad::Lid;
+
+// The port whose M_Key guards SMPs arriving at `port` of node `id`: a CA port's own, a switch's
+// port 0 (the switch's one key).
+inline Guid key_port(const fabric::Topology& t, fabric::NodeId id, uint8_t port) {
+  const fabric::Node& n = t.node(id);
+  const Guid g = t.port(id, mad::PortNum(n.is_switch() ? 0 : port)).guid;
+  return g.is_zero() && n.is_switch() ? n.guid : g;
+}
 
 class KeyRing {
  public:

@@ -35,8 +35,7 @@ LftPlan plan_lfts(const Topology& topo, const routing::RoutingTables& tables, co
   for (NodeId sw : topo.switches()) {
     const Node& n = topo.node(sw);
     // A switch that holds a key this SM does not know refuses its Sets: left alone.
-    if (keys && keys->refusing(topo.port(sw, PortNum(0)).guid.is_zero() ? n.guid : topo.port(sw, PortNum(0)).guid))
-      continue;
+    if (keys && keys->refusing(mkey::key_port(topo, sw, 0))) continue;
     const NodeRec& rec = *model.find(n.guid);  // the topology was made from the model
     const mad::SwitchInfo& si = rec.sw;
     const SwitchMemory* held = memory.find(n.guid);

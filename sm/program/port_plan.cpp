@@ -47,8 +47,7 @@ PortPlan plan_ports(const Topology& topo, const FabricModel& model, Lid sm_lid, 
       const bool addressable = !n.is_switch() || pn == 0;
       if (!addressable && !p.linked()) continue;
       // A port that holds a key this SM does not know refuses its Sets: left alone.
-      Guid key_port = n.is_switch() ? topo.port(id, PortNum(0)).guid : p.guid;
-      if (key_port.is_zero()) key_port = n.guid;
+      const Guid key_port = mkey::key_port(topo, id, pn);
       if (keys && keys->refusing(key_port)) continue;
       PortJob job{id, p.num, read, false, false};
       mad::PortInfo& want = job.want;
