@@ -16,6 +16,8 @@
 #include "cli/usage.h"
 #include "cli/sim_report.h"
 #include "cli/sim_run.h"
+#include "cli/sim_serve.h"
+#include "cli/web_token.h"
 #include "cli/svg_plot.h"
 
 namespace po = boost::program_options;
@@ -25,7 +27,7 @@ namespace cli {
 namespace {
 
 struct Args {
-  std::string topology, fat_tree, compare, link_loads, plot, log_level = "warn", secret_file;
+  std::string topology, fat_tree, compare, link_loads, plot, log_level = "warn", secret_file, serve, token_file;
   int protect = 1;
   bool json = false;
   SimRunOptions run;
@@ -88,6 +90,8 @@ int cmd_sim(int argc, char** argv) {
       ("max-sweeps", po::value(&a.run.max_sweeps)->default_value(a.run.max_sweeps), "give up after this many sweeps")
       ("m-key-secret-file", po::value(&a.secret_file), "M_Key protection: per-port keys from this secret file (mode 0600), as m_key_secret_file")
       ("m-key-protection-level", po::value(&a.protect)->default_value(a.protect), "M_KeyProtectBits with --m-key-secret-file: 0 or 1")
+      ("serve", po::value(&a.serve), "after the run, serve the web view of the simulated fabric at HOST:PORT (or PORT on 127.0.0.1) until SIGINT/SIGTERM")
+      ("web-token-file", po::value(&a.token_file), "--serve: the access token every request must carry (a file of mode 0600); needed off loopback")
       ("log-level", po::value(&a.log_level)->default_value(a.log_level), "error, warn, info or debug")
       ("json", po::bool_switch(&a.json), "print the summary as one JSON object");
   po::variables_map vm;
@@ -117,6 +121,14 @@ int cmd_sim(int argc, char** argv) {
     bad = fmt::format("--m-key-protection-level {}: 0 or 1 with per-port keys", a.protect);
   else if (vm.count("perfmgr") && a.run.counter_sweeps < 1)
     bad = fmt::format("--perfmgr {}: must be 1 or more", a.run.counter_sweeps);
+  else if (!a.serve.empty() && !a.compare.empty()) bad = "--serve shows one run: not with --compare";
+  else if (!a.token_file.empty() && a.serve.empty()) bad = "--web-token-file goes with --serve";
+  SimServeOptions serve;
+  if (bad.empty() && !a.serve.empty()) {
+    auto at = parse_listen_address(a.serve);
+    if (!at) bad = fmt::format("--serve {}: {}", a.serve, at.error().message);
+    else serve.at = *at;
+  }
   std::vector<std::string> engines;
   if (bad.empty()) {
     if (a.compare.empty()) {
@@ -142,6 +154,20 @@ int cmd_sim(int argc, char** argv) {
     a.run.m_key_secret = std::move(*secret);
   }
   a.run.m_key_protect = static_cast<uint8_t>(a.protect);
+  if (!a.token_file.empty()) {
+    auto token = read_web_token(a.token_file);
+    if (!token) {
+      fmt::print(stderr, "fabricsm sim: --web-token-file: {}\n", token.error().message);
+      return 1;
+    }
+    serve.token = std::move(*token);
+  }
+  if (!a.serve.empty() && !serve.at.loopback && serve.token.empty()) {
+    fmt::print(stderr, "fabricsm sim: --serve {} is not a loopback address: give --web-token-file too\n", serve.at.str());
+    return kExitUsage;
+  }
+  if (!a.serve.empty())
+    a.run.serve = [serve](const service::Service& svc, const sim::SimFabric& f) { return serve_sim(svc, f, serve); };
   if (!a.link_loads.empty() || !a.plot.empty()) a.run.metrics = a.run.link_loads = true;
   if (!a.compare.empty()) a.run.metrics = true;
   a.run.progress = isatty(STDERR_FILENO) != 0;

@@ -1,4 +1,5 @@
 #include "cli/config.h"
+#include "cli/web_token.h"
 
 #include <fmt/format.h>
 #include <grp.h>
@@ -236,6 +237,20 @@ const std::vector<Option>& table() {
          return {};
        },
        [](const DaemonConfig& c) { return c.metrics_listen; }},
+      {"web_listen", "The web view (GET /, /api/...): HOST:PORT, or PORT for 127.0.0.1:PORT; an address "
+       "other than loopback needs web_token_file; empty: none",
+       [](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
+         c.web_listen.clear();
+         if (v.empty()) return {};
+         auto a = parse_listen_address(v);
+         if (!a) return mad::fail(mad::Errc::parse, fmt::format("{}: {}", mad::quoted(v), a.error().message));
+         c.web_listen = a->str();
+         return {};
+       },
+       [](const DaemonConfig& c) { return c.web_listen; }},
+      text("web_token_file", "a file (mode 0600, 16 bytes or more) holding the web view's access token; every "
+           "request must then carry it (login form, or Authorization: Bearer); empty: none (loopback only)",
+           &DaemonConfig::web_token_file),
   };
     // Port counters and health (config_perfmgr.cpp), before the store's options.
     const std::vector<Option>& perf = perfmgr_options();
@@ -398,6 +413,16 @@ mad::Result<DaemonConfig> load_config(const std::string& file, const po::variabl
     if (!secret) return named("m_key_secret_file", secret.error());
     cfg.sm.m_key_secret = std::move(*secret);
   }
+  if (!cfg.web_token_file.empty()) {  // kept out of the config dump and the log, as the M_Key secret
+    auto token = read_web_token(cfg.web_token_file);
+    if (!token) return named("web_token_file", token.error());
+    cfg.web_token = std::move(*token);
+  }
+  if (!cfg.web_listen.empty() && cfg.web_token.empty())
+    if (auto a = parse_listen_address(cfg.web_listen); a && !a->loopback)
+      return mad::fail(mad::Errc::invalid, fmt::format("web_listen {} is not a loopback address: set web_token_file "
+                                                       "too, so that only those holding the token see the fabric",
+                                                       a->str()));
   if (cfg.daemon && cfg.log_file.empty())
     return mad::fail(mad::Errc::invalid, "daemon: a daemon in the background has no stderr: set log_file too");
   if (!cfg.guid2lid_file.empty()) {

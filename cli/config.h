@@ -42,6 +42,9 @@ struct DaemonConfig {
   bool daemon = false;          // OpenSM's -B: run in the background (needs log_file)
   std::string control_socket = "/run/fabricsm/fabricsm.sock";
   std::string metrics_listen;  // the Prometheus endpoint, "127.0.0.1:9684"; empty: none
+  std::string web_listen;      // the web view, "127.0.0.1:9685"; empty: none
+  std::string web_token_file;  // read into web_token by load_config
+  std::string web_token;       // the web view's access token (never dumped nor logged)
   bool once = false;  // command line only
   // What reading the files found worth a warning (OpenSM keys not implemented, a missing
   // partitions file): the daemon logs them.

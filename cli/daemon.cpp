@@ -21,6 +21,7 @@
 #include "cli/notify.h"
 #include "cli/port_spec.h"
 #include "cli/reload.h"
+#include "cli/web_server.h"
 #include "mad/umad_transport.h"
 #include "metrics/sm_metrics.h"
 #include "service/service.h"
@@ -74,6 +75,7 @@ class Daemon {
  private:
   void start_control();
   bool start_metrics();
+  bool start_web();
   void watch_metrics();
   void publish_metrics();
   bool tick();  // between batches: signals, control requests, notify; true = stop
@@ -88,6 +90,9 @@ class Daemon {
   std::unique_ptr<service::Service> service_;
   std::unique_ptr<cli::ControlServer> control_;
   std::unique_ptr<cli::MetricsServer> metrics_;
+  std::unique_ptr<cli::WebServer> web_;
+  uint64_t web_events_ = UINT64_MAX;  // Service::events_logged() when the web view last got them
+  std::shared_ptr<const std::vector<sm::store::Event>> web_event_list_;
   metrics::SmCollector collector_;
   std::chrono::steady_clock::time_point next_metrics_{};
   cli::Notifier notify_ = cli::Notifier::from_environment();
@@ -130,10 +135,24 @@ bool Daemon::start_metrics() {
   return true;
 }
 
+bool Daemon::start_web() {
+  if (a_.cfg.web_listen.empty()) return true;
+  auto at = parse_listen_address(a_.cfg.web_listen);  // checked by config, with the token rule
+  auto w = at ? WebServer::start({.at = *at, .token = a_.cfg.web_token}) : std::unexpected(at.error());
+  if (!w) {
+    log_.error(sm::code::web_bind_failed, "{}", w.error().message);
+    return false;
+  }
+  web_ = std::move(*w);
+  log_.info(sm::code::web_listening, "web view: http://{}/ ({})", at->str(),
+            a_.cfg.web_token.empty() ? "no token asked: loopback only" : "the token of web_token_file asked");
+  return true;
+}
+
 // The collector hears every sweep, HA note and counter sweep; observers set before keep
 // being called.
 void Daemon::watch_metrics() {
-  if (!metrics_) return;
+  if (!metrics_ && !web_) return;
   auto sweep = std::move(service_->on_sweep_done);
   service_->on_sweep_done = [this, sweep](const std::shared_ptr<const sm::Subnet>& s) {
     if (sweep) sweep(s);
@@ -154,7 +173,16 @@ void Daemon::watch_metrics() {
 // A copy of the figures (a few hundred bytes) and the Snapshot's pointer: the HTTP thread
 // renders from them.
 void Daemon::publish_metrics() {
-  metrics_->publish(std::make_shared<const metrics::SmFigures>(collector_.figures(service_.get())), service_->perf());
+  auto figures = std::make_shared<const metrics::SmFigures>(collector_.figures(service_.get()));
+  if (metrics_) metrics_->publish(figures, service_->perf());
+  if (!web_) return;
+  if (service_->events_logged() != web_events_) {  // the list is copied only when it moved
+    web_events_ = service_->events_logged();
+    const auto& e = service_->recent_events();
+    web_event_list_ = std::make_shared<const std::vector<sm::store::Event>>(e.begin(), e.end());
+  }
+  web_->publish({.subnet = service_->subnet(), .perf = service_->perf(), .sm = figures, .events = web_event_list_,
+                 .loads = nullptr, .source = "fabricsm run"});
 }
 
 void Daemon::serve_control() {
@@ -234,7 +262,7 @@ bool Daemon::tick() {
       log_.error(sm::code::log_file_failed, "SIGUSR1: {}", r.error().message);
   }
   if (control_) serve_control();
-  if (metrics_ && now >= next_metrics_) {
+  if ((metrics_ || web_) && now >= next_metrics_) {
     next_metrics_ = now + kMetricsEvery;
     publish_metrics();
   }
@@ -259,7 +287,7 @@ bool Daemon::tick() {
 }
 
 int Daemon::run() {
-  if (!start_metrics()) return kExitConfig;
+  if (!start_metrics() || !start_web()) return kExitConfig;
   mad::UmadOptions uo;
   uo.ca = a_.cfg.ca;
   uo.port = a_.cfg.port;
@@ -286,11 +314,15 @@ int Daemon::run() {
       log_);
   if (!svc) return 1;  // the reason is logged
   service_ = std::move(*svc);
+  if (web_ && !a_.cfg.db_path.empty())
+    if (auto r = web_->attach_store(a_.cfg.db_path); !r)
+      log_.warn(sm::code::web_no_store, "web view: the store {} cannot be read ({}): no counter history, no cables "
+                "gone before this start", a_.cfg.db_path, r.error().message);
   start_control();
   watch_metrics();
   install_signal_handlers();
   service_->start();
-  if (metrics_) publish_metrics();
+  if (metrics_ || web_) publish_metrics();
   auto loop = mad::run_loop(*service_, *transport_, [this] { return tick(); });
   const sm::SubnetManager& m = service_->manager();
 

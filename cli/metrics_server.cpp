@@ -2,11 +2,8 @@
 
 #include <fmt/format.h>
 #include <httplib.h>
-#include <sys/socket.h>
 
-#include <chrono>
 #include <exception>
-#include <thread>
 
 namespace cli {
 
@@ -15,18 +12,7 @@ namespace {
 constexpr size_t kHttpThreads = 2;
 }  // namespace
 
-struct MetricsServer::Thread {
-  std::thread t;
-};
-
-MetricsServer::MetricsServer() : http_(std::make_unique<httplib::Server>()), thread_(std::make_unique<Thread>()) {}
-
-MetricsServer::~MetricsServer() {
-  if (thread_->t.joinable()) {
-    http_->stop();
-    thread_->t.join();
-  }
-}
+MetricsServer::~MetricsServer() = default;
 
 MetricsServer::Published MetricsServer::latest() const {
   std::lock_guard lock(mu_);
@@ -44,14 +30,9 @@ void MetricsServer::publish(std::shared_ptr<const metrics::SmFigures> sm,
 
 mad::Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const ListenAddress& at) {
   std::unique_ptr<MetricsServer> s(new MetricsServer());
-  httplib::Server& http = *s->http_;
+  auto server = std::make_unique<httplib::Server>();
+  httplib::Server& http = *server;
   http.new_task_queue = [] { return new httplib::ThreadPool(kHttpThreads); };
-  // httplib's default adds SO_REUSEPORT, which lets a second daemon bind the same port and
-  // take half the scrapes: SO_REUSEADDR only (a restart still binds past TIME_WAIT).
-  http.set_socket_options([](socket_t sock) {
-    int yes = 1;
-    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-  });
   MetricsServer* self = s.get();
   http.Get("/metrics", [self](const httplib::Request&, httplib::Response& res) {
     Published p = self->latest();
@@ -75,23 +56,9 @@ mad::Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const ListenAdd
     res.status = 500;
     res.set_content("internal error\n", "text/plain");
   });
-  bool bound = false;
-  try {
-    bound = http.bind_to_port(at.host, at.port);
-  } catch (const std::exception& e) {
-    return mad::fail(mad::Errc::io, fmt::format("metrics_listen {}: {}", at.str(), e.what()));
-  }
-  if (!bound)
-    return mad::fail(mad::Errc::io, fmt::format("metrics_listen {}: cannot listen there (address in use, or not "
-                                                "an address of this host)", at.str()));
-  s->thread_->t = std::thread([&http] {
-    try {
-      http.listen_after_bind();
-    } catch (...) {  // httplib may throw; the SM goes on without its endpoint
-    }
-  });
-  // stop() before the server runs would be lost and the join would hang: wait for it.
-  for (int i = 0; i < 2000 && !http.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  auto l = HttpListener::start(std::move(server), at, "metrics_listen");
+  if (!l) return std::unexpected(l.error());
+  s->http_ = std::move(*l);
   return s;
 }
 

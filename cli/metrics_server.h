@@ -12,14 +12,11 @@
 #include <string>
 #include <string_view>
 
+#include "cli/http_listen.h"
 #include "cli/listen_address.h"
 #include "mad/error.h"
 #include "metrics/sm_metrics.h"
 #include "sm/perfmgr/snapshot.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace cli {
 
@@ -36,19 +33,17 @@ class MetricsServer {
   uint64_t scrapes() const { return scrapes_.load(); }
 
  private:
-  MetricsServer();
+  MetricsServer() = default;
   struct Published {
     std::shared_ptr<const metrics::SmFigures> sm;
     std::shared_ptr<const sm::perfmgr::Snapshot> perf;
   };
   Published latest() const;
 
-  std::unique_ptr<httplib::Server> http_;
-  struct Thread;
-  std::unique_ptr<Thread> thread_;
   mutable std::mutex mu_;
   Published published_;
   std::atomic<uint64_t> scrapes_{0};
+  std::unique_ptr<HttpListener> http_;  // last, so the first to go: no request runs after the rest
 };
 
 }  // namespace cli

@@ -13,7 +13,7 @@ bool restart_only(const std::string& key) {
       "transaction_retries", "db_path", "on_corrupt_db", "db_group", "control_socket", "lmc",
       "metrics_listen", "perfmgr_max_outstanding_queries", "guid2lid_file", "log_file",
       "accum_log_file", "log_max_size", "daemon", "m_key", "m_key_lease_period", "m_key_protection_level",
-      "m_key_secret_file"};
+      "m_key_secret_file", "web_listen", "web_token_file"};
   return keys.count(key) != 0;
 }
 
@@ -45,6 +45,9 @@ Reload plan_reload(const DaemonConfig& running, const DaemonConfig& next) {
   r.apply.control_socket = running.control_socket;
   r.apply.perf.max_outstanding = running.perf.max_outstanding;
   r.apply.metrics_listen = running.metrics_listen;
+  r.apply.web_listen = running.web_listen;
+  r.apply.web_token_file = running.web_token_file;
+  r.apply.web_token = running.web_token;
   r.apply.log_file = running.log_file;
   r.apply.accum_log_file = running.accum_log_file;
   r.apply.log_max_size_mb = running.log_max_size_mb;

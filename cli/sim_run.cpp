@@ -110,6 +110,7 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
   out.sweep = manager.last_sweep();
   out.mads = manager.mad_stats();
   out.mkey_refused = f.stats().mkey_refused;
+  if (o.serve && !o.serve(service, f)) return mad::fail(mad::Errc::io, "the web view could not be served");
   return out;
 }
 

@@ -2,12 +2,14 @@
 // verifier, and (optionally) the routing metrics. `--compare` calls it once per engine.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
 #include "mad/transactions.h"
+#include "service/service.h"
 #include "sim/metrics.h"
 #include "sim/spec.h"
 #include "sim/verifier.h"
@@ -35,6 +37,8 @@ struct SimRunOptions {
   // M_Key protection (the simulated SMAs enforce it): per-port keys from this secret.
   sm::mkey::Secret m_key_secret;
   uint8_t m_key_protect = 1;
+  // Called at the end with the stack still up (`--serve`); false: the run failed.
+  std::function<bool(const service::Service&, const sim::SimFabric&)> serve;
 };
 
 struct NamedLinkLoad {

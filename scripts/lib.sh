@@ -11,6 +11,7 @@ FABRICSM_PACKAGES=(
   clang-16 libclang-rt-16-dev                # libFuzzer targets
   librsvg2-bin sqlite3 systemd               # SVG check, database checks, unit verification
   libcpp-httplib-dev prometheus curl         # the metrics endpoint, its checks (promtool, a real server)
+  chromium                                   # the web view's tests (headless)
   nlohmann-json3-dev                         # every --json output
   debhelper dpkg-dev lintian fakeroot        # the Debian package (scripts/test's package stage)
   groff-base man-db bash-completion          # the install test: man pages render, completion loads

@@ -10,6 +10,8 @@ namespace {
 
 // Events and SM peers a standby (no sweeps, no commits) keeps are written this often.
 constexpr auto kFlushEvery = std::chrono::seconds(2);
+// Events kept in memory for the web view (the store keeps them all).
+constexpr size_t kRecentEvents = 2000;
 
 int64_t system_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -96,8 +98,8 @@ void Service::wire(sm::Remembered remembered, std::vector<sm::store::SaObject> s
     services_->on_change = keep;
     subscriptions_->on_change = keep;
     restore_sa_state(stored);
-    log_.set_observer([this](sm::Level l, const sm::LogCode& c, std::string_view msg) { on_log(l, c, msg); });
   }
+  log_.set_observer([this](sm::Level l, const sm::LogCode& c, std::string_view msg) { on_log(l, c, msg); });
   manager_->on_sweep_done = [this](const std::shared_ptr<const sm::Subnet>& s) { on_sweep(s); };
   manager_->on_sa_mad = [this](const mad::Packet& p) {
     if (p.mad[3] == mad::sa_method::report_resp) reporter_->on_report_resp(p);
@@ -113,7 +115,11 @@ void Service::wire(sm::Remembered remembered, std::vector<sm::store::SaObject> s
 void Service::on_log(sm::Level l, const sm::LogCode& code, std::string_view msg) {
   if (!code.event || l == sm::Level::debug) return;
   const char* level = l == sm::Level::error ? "error" : l == sm::Level::warn ? "warn" : "info";
-  store_->add_event({wall_ms(), level, code.number, std::string(msg)});
+  sm::store::Event e{wall_ms(), level, code.number, std::string(msg)};
+  if (recent_events_.size() == kRecentEvents) recent_events_.pop_front();
+  recent_events_.push_back(e);
+  ++events_logged_;
+  if (store_) store_->add_event(std::move(e));
 }
 
 // SA state clients created, as the store has it, replacing what this SM holds: at start, and

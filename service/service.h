@@ -7,6 +7,7 @@
 // is what the simulator tests.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -84,6 +85,10 @@ class Service final : public mad::Reactor {
   const sm::perfmgr::PerfMgr& perfmgr() const { return *perf_; }
   // `fabricsm health clear`: closes findings (all, or at or facing one port); how many.
   size_t clear_health(std::optional<sm::perfmgr::Cable> port) { return perf_->clear(port); }
+  // The events logged lately (the store's event log keeps them all), the newest last, and how
+  // many were logged since start (a reader copies the list when that moved).
+  const std::deque<sm::store::Event>& recent_events() const { return recent_events_; }
+  uint64_t events_logged() const { return events_logged_; }
   const sm::sa::Server& sa() const { return *sa_; }
   const sm::sa::Services& services() const { return *services_; }
   const sm::sa::Subscriptions& subscriptions() const { return *subscriptions_; }
@@ -128,6 +133,8 @@ class Service final : public mad::Reactor {
   bool sa_current_ = true;   // false after standing by: another SM may have changed the store
   StoreStatus store_status_;
   mad::Nanos next_flush_{0};
+  std::deque<sm::store::Event> recent_events_;
+  uint64_t events_logged_ = 0;
 };
 
 }  // namespace service

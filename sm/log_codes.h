@@ -157,7 +157,10 @@ struct LogCode {
   X(counters_not_stored, 1016, error, event, "a counter sweep's samples could not be written to the store") \
   X(metrics_listening, 1050, info, event, "the metrics endpoint listens (metrics_listen)")              \
   X(metrics_not_loopback, 1051, warn, event, "metrics_listen is not loopback: reachable from the network") \
-  X(metrics_bind_failed, 1052, error, event, "the metrics endpoint cannot listen: the daemon stops (exit 2)")
+  X(metrics_bind_failed, 1052, error, event, "the metrics endpoint cannot listen: the daemon stops (exit 2)") \
+  X(web_listening, 1070, info, event, "the web view listens (web_listen), and whether it asks for a token")    \
+  X(web_bind_failed, 1071, error, event, "the web view cannot listen: the daemon stops (exit 2)") \
+  X(web_no_store, 1072, warn, event, "the web view cannot read the store: no counter history")
 
 namespace code {
 inline constexpr bool event = true, quiet = false;

@@ -191,6 +191,22 @@ mad::Result<std::vector<PortSample>> Store::load_port_counters() {
   return out;
 }
 
+mad::Result<std::vector<CounterSample>> Store::load_samples(Guid node, uint8_t port, int64_t since_ms, size_t max) {
+  // The key leads with the time: the range is read by it, the port picked out of it.
+  auto q = db_.prepare("SELECT time, totals FROM (SELECT time, totals FROM counter_samples WHERE time >= ?1 AND "
+                       "node_guid = ?2 AND port = ?3 ORDER BY time DESC LIMIT ?4) ORDER BY time");
+  if (!q) return std::unexpected(q.error());
+  q->bind(1, since_ms).bind(2, node.value()).bind(3, port).bind(4, static_cast<int64_t>(max));
+  std::vector<CounterSample> out;
+  while (true) {
+    auto r = q->step();
+    if (!r) return std::unexpected(r.error());
+    if (!*r) break;
+    out.push_back({q->i64(0), unvarints(q->blob(1))});
+  }
+  return out;
+}
+
 mad::Result<std::vector<Finding>> Store::load_findings() {
   auto q = db_.prepare("SELECT rule, severity, node_guid, port, lid, description, is_switch, peer_guid, peer_port, "
                        "peer_lid, peer_description, peer_is_switch, what, first, last, isolated FROM health_findings "

@@ -199,6 +199,22 @@ mad::Result<void> Store::prepare_all() {
   return {};
 }
 
+mad::Result<std::vector<GoneCable>> Store::load_gone_cables() {
+  auto q = db_.prepare("SELECT c.a_guid, c.a_port, coalesce(a.description, ''), c.b_guid, c.b_port, "
+                       "coalesce(b.description, ''), c.last_seen FROM cables c LEFT JOIN nodes a ON a.guid = c.a_guid "
+                       "LEFT JOIN nodes b ON b.guid = c.b_guid WHERE c.present = 0 ORDER BY c.a_guid, c.a_port");
+  if (!q) return std::unexpected(q.error());
+  std::vector<GoneCable> out;
+  while (true) {
+    auto r = q->step();
+    if (!r) return std::unexpected(r.error());
+    if (!*r) break;
+    out.push_back({Guid(q->u64(0)), static_cast<uint8_t>(q->i64(1)), q->text(2), Guid(q->u64(3)),
+                   static_cast<uint8_t>(q->i64(4)), q->text(5), q->i64(6)});
+  }
+  return out;
+}
+
 mad::Result<LidMap> Store::load_lids() {
   auto q = db_.prepare("SELECT port_guid, lid, lmc FROM lids");
   if (!q) return std::unexpected(q.error());

@@ -72,6 +72,23 @@ struct CommitStats {
   double ms = 0;
 };
 
+// A cable the store remembers that is not there now (`present` 0), with its ends' names.
+struct GoneCable {
+  Guid a;
+  uint8_t a_port = 0;
+  std::string a_description;
+  Guid b;
+  uint8_t b_port = 0;
+  std::string b_description;
+  int64_t last_seen_ms = 0;
+};
+
+// One port's stored sample of its totals.
+struct CounterSample {
+  int64_t time_ms = 0;
+  std::array<uint64_t, perfmgr::kCounters> totals{};
+};
+
 struct CounterCommitStats {
   size_t ports = 0;    // port rows written (those whose counters or ends changed)
   size_t samples = 0;  // sample rows written
@@ -116,6 +133,10 @@ class Store {
   // What the last counter sweep stored: every port (in GUID, port order) and the findings.
   mad::Result<std::vector<perfmgr::PortSample>> load_port_counters();
   mad::Result<std::vector<perfmgr::Finding>> load_findings();
+  // One port's samples from `since_ms` on, oldest first, at most `max` (the newest kept).
+  mad::Result<std::vector<CounterSample>> load_samples(Guid node, uint8_t port, int64_t since_ms, size_t max);
+  // Cables seen once and gone now (the web view marks them failed).
+  mad::Result<std::vector<GoneCable>> load_gone_cables();
   // Another SM may have written the database since (a shared store, after a takeover): the
   // next commit writes every row instead of only those this process changed.
   void forget_written();

@@ -25,6 +25,7 @@ RULES = {
     "sm/multicast/": CORE_ALL,
     "service/": CORE_ALL + ["service/"],
     "metrics/": CORE_ALL + ["service/", "metrics/"],  # reads what the service publishes
+    "web/": CORE_ALL + ["service/", "metrics/", "web/"],  # reads it too, and the metrics' figures
 }
 # Inside sm/: the core may not include its sub-libraries; they include each other only upward
 # (perfmgr <- store <- sa <- multicast).
@@ -36,6 +37,7 @@ SM_SUBLIBS = {
     "sm/multicast/": [],
     "service/": [],
     "metrics/": [],
+    "web/": [],
 }
 
 root = sys.argv[1]

@@ -1,0 +1,70 @@
+#include "cli/sim_serve.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "cli/web_server.h"
+#include "metrics/sm_metrics.h"
+#include "sim/metrics.h"
+
+namespace cli {
+
+namespace {
+
+std::atomic<int> g_serve_stop{0};
+void on_serve_signal(int s) { g_serve_stop.store(s); }
+
+// The all-to-all routes over each directed link of the simulated switches' own LFTs, by the
+// SM topology's port index (the simulator numbers its nodes its own way: GUIDs join them).
+std::shared_ptr<const web::LinkFigures> route_loads(const sim::SimFabric& f, const sm::Subnet& s) {
+  auto loads = std::make_shared<web::LinkFigures>();
+  loads->name = "all-to-all routes";
+  const auto& t = *s.topology;
+  size_t ports = 0;
+  for (const auto& n : t.nodes()) ports = std::max<size_t>(ports, n.first_port + n.num_ports + 1);
+  loads->value.assign(ports, 0);
+  const auto m = sim::measure_routing(f, sim::MetricsOptions{.keep_link_loads = true});
+  for (const sim::LinkLoad& l : m.links) {
+    const auto id = t.find(f.node(l.from).guid);
+    if (!id) continue;
+    const double v = static_cast<double>(l.routes);
+    loads->value[t.node(*id).first_port + l.from_port] = v;
+    loads->max = std::max(loads->max, v);
+  }
+  return loads;
+}
+
+}  // namespace
+
+bool serve_sim(const service::Service& svc, const sim::SimFabric& f, const SimServeOptions& o) {
+  auto w = WebServer::start({.at = o.at, .token = o.token});
+  if (!w) {
+    fmt::print(stderr, "fabricsm sim: {}\n", w.error().message);
+    return false;
+  }
+  auto subnet = svc.subnet();
+  metrics::SmCollector collector;
+  if (subnet) collector.on_sweep(*subnet);
+  if (auto perf = svc.perf()) collector.on_perf(*perf);
+  const auto& e = svc.recent_events();
+  (*w)->publish({.subnet = subnet,
+                 .perf = svc.perf(),
+                 .sm = std::make_shared<const metrics::SmFigures>(collector.figures(&svc)),
+                 .events = std::make_shared<const std::vector<sm::store::Event>>(e.begin(), e.end()),
+                 .loads = subnet && subnet->topology ? route_loads(f, *subnet) : nullptr,
+                 .source = "fabricsm sim"});
+  struct sigaction sa {};
+  sa.sa_handler = on_serve_signal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  fmt::print(stderr, "fabricsm sim: web view at http://{}/ (SIGINT or SIGTERM stops)\n", o.at.str());
+  while (g_serve_stop.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  return true;
+}
+
+}  // namespace cli
