@@ -248,7 +248,7 @@ const std::vector<Option>& table() {
          return {};
        },
        [](const DaemonConfig& c) { return c.web_listen; }},
-      text("web_token_file", "a file (mode 0600, 16 bytes or more) holding the web view's access token; every "
+      text("web_token_file", "A file (mode 0600, 16 bytes or more) holding the web view's access token; every "
            "request must then carry it (login form, or Authorization: Bearer); empty: none (loopback only)",
            &DaemonConfig::web_token_file),
   };
