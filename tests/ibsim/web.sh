@@ -23,7 +23,8 @@ py() { python3 -c "import json, sys; j = json.load(sys.stdin); print($1)"; }
 
 ibsim_start "$NET" console || exit 1
 port=$(free_port)
-sm_daemon fabricsm --routing_engine minhop --web_listen "$port" --perfmgr TRUE --perfmgr_sweep_time_s 1 || exit 1
+sm_daemon fabricsm --routing_engine minhop --web_listen "$port" --perfmgr TRUE --perfmgr_sweep_time_s 1 \
+  --perfmgr_sample_interval_s 1 || exit 1
 grep -q "web view: http://127.0.0.1:$port/" "$work/daemon.log" || fail "no log line naming the web view"
 url=http://127.0.0.1:$port
 # The loop publishes every 200 ms: the first answer may predate SUBNET UP.
@@ -51,6 +52,20 @@ up_links() { "$FABRICSM" show links --db "$work/fabricsm.db" --json | py 'sum(1 
 api_links=$(curl -sf "$url/api/links?state=up&limit=5000" | py 'j["total"]')
 [ "$api_links" = "$(up_links)" ] && log "cables: $api_links = show links --json" || fail "cables: API $api_links, show $(up_links)"
 
+# Counters over time: data set behind the SM's back shows in the stored samples' rates, and
+# the node page plots them.
+ibsim_cmd 'PerformanceSet "S1_001"[1] PortCountersExtended.PortXmitData=123456789'
+sw=$(curl -sf "$url/api/nodes?q=S1_001" | py 'j["nodes"][0]["guid"]')
+peak=0
+for _ in $(seq 40); do
+  peak=$(curl -sf "$url/api/counters?node=$sw&port=1" | py 'int(max(j["series"]["xmit_bytes_per_s"] or [0]))')
+  [ "$peak" -gt 100000000 ] && break
+  sleep 0.25
+done
+[ "$peak" -gt 100000000 ] && log "counters: S1_001[1] xmit peaked at $peak bytes/s in the stored samples" || fail "no rate in the stored samples"
+page=$(dom "$url/#/node/$sw?port=1")
+[ "$(grep -o '<polyline' <<< "$page" | wc -l)" = 4 ] && log "node page: 4 plots of S1_001[1]" || fail "node page: no plots"
+
 # A cable cut: failed within a sweep (the trap, then the SM's incremental sweep).
 t0=$(date +%s%N)
 ibsim_cmd 'Unlink "S1_000"[5]'
@@ -70,7 +85,7 @@ api_links=$(curl -sf "$url/api/links?state=up&limit=5000" | py 'j["total"]')
 [ "$api_links" = "$(up_links)" ] || fail "after the cut: API $api_links cables up, show $(up_links)"
 dir=$(artifacts)
 shot "$url/#/topology" "$dir/web-ibsim-topology.png" && shot "$url/#/links?state=failed" "$dir/web-ibsim-cables.png" &&
-  shot "$url/#/" "$dir/web-ibsim-overview.png" && log "screenshots in $dir" || fail "no screenshot"
+  shot "$url/#/" "$dir/web-ibsim-overview.png" && shot "$url/#/node/$sw?port=1" "$dir/web-ibsim-node.png" 1400,1100 && log "screenshots in $dir" || fail "no screenshot"
 sm_stop
 
 # Off loopback, a token is needed; a token file others can read is refused (nothing sent).

@@ -249,7 +249,7 @@ async function plotPort(guid, port, into) {
       : h('p', {class: 'muted'}, `no stored samples (${c.history})`));
 }
 
-async function node(which) {
+async function node(which, params) {
   const n = await api('node/' + encodeURIComponent(which));
   const ports = n.ports.map(p => {
     const r = p.counters && p.counters.rates;
@@ -290,6 +290,7 @@ async function node(which) {
     plots, lftForm, lftOut, pathForm,
     findings.length ? [h('h2', {}, 'Health findings'), table(['rule', 'at', 'what'], findings)] : null,
     gone.length ? [h('h2', {}, 'Failed cables'), table(['end', 'end', 'last seen'], gone, {id: 'failed-cables'})] : null);
+  if (params.get('port')) await plotPort(n.guid, +params.get('port'), plots);  // a link to a port's plots
 }
 
 async function path(from, to) {
@@ -344,7 +345,7 @@ async function route() {
     if (parts[0] === '' || parts[0] === 'overview') await overview();
     else if (parts[0] === 'topology') await topology(parts[1] !== undefined && parts[1] !== '' ? +parts[1] : undefined, params);
     else if (parts[0] === 'links') await cables(params);
-    else if (parts[0] === 'node') await node(parts[1]);
+    else if (parts[0] === 'node') await node(parts[1], params);
     else if (parts[0] === 'path') await path(parts[1], parts[2]);
     else if (parts[0] === 'search') await search(parts.slice(1).join('/'));
     else if (parts[0] === 'events') await events(params);
