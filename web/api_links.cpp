@@ -84,44 +84,59 @@ Answer links(const Params& p, const Context& c) {
     return q.empty() || wanted.contains(a) || wanted.contains(b);
   };
   const Measures m(c);
+  // What matches, by index (a current cable, or gone ones after them) with its sort key; only
+  // the page asked for becomes JSON.
   struct Row {
-    Json j;
+    size_t at;
     double key;
   };
+  const size_t current = ix.cables().size();
   std::vector<Row> rows;
+  const bool need_figures = state == "isolated" || state == "flagged" || !sort.empty();
   if (state != "failed")
-    for (const Cable& cb : ix.cables()) {
+    for (size_t i = 0; i < current; ++i) {
+      const Cable& cb = ix.cables()[i];
       if (!matches(cb.a, cb.b)) continue;
-      CableFigures f = m.of(cb);
-      if ((state == "isolated" && !f.isolated) || (state == "flagged" && f.rules.empty())) continue;
-      const auto& pa = ix.topo().port(cb.a, mad::PortNum(cb.a_port));
-      Json j{{"a", port_end(ix, cb.a, cb.a_port)},
-             {"b", port_end(ix, cb.b, cb.b_port)},
-             {"state", f.isolated ? "isolated" : "up"},
-             {"rate", rate_name(pa)},
-             {"port_state", web_port_state(port_state_now(ix, cb.a, cb.a_port))},
-             {"utilisation", f.util >= 0 ? Json(f.util) : Json()},
-             {"errors_per_s", f.errors},
-             {"load", f.load >= 0 ? Json(f.load) : Json()},
-             {"findings", f.rules}};
-      const double key = sort == "util" ? f.util : sort == "errors" ? f.errors : sort == "load" ? f.load : 0;
-      rows.push_back({std::move(j), key});
+      double key = 0;
+      if (need_figures) {
+        const CableFigures f = m.of(cb);
+        if ((state == "isolated" && !f.isolated) || (state == "flagged" && f.rules.empty())) continue;
+        key = sort == "util" ? f.util : sort == "errors" ? f.errors : sort == "load" ? f.load : 0;
+      }
+      rows.push_back({i, key});
     }
   if (state == "all" || state == "failed")
-    for (const GoneCable& g : ix.gone()) {
+    for (size_t i = 0; i < ix.gone().size(); ++i) {
+      const GoneCable& g = ix.gone()[i];
       const auto a = ix.topo().find(g.a), b = ix.topo().find(g.b);
       if ((*group >= 0 || !q.empty()) && !(a && b && matches(*a, *b))) continue;
-      rows.push_back({Json{{"a", gone_end(ix, g.a, g.a_name, g.a_port)},
-                           {"b", gone_end(ix, g.b, g.b_name, g.b_port)},
-                           {"state", "failed"},
-                           {"last_seen_ms", g.last_seen_ms > 0 ? Json(g.last_seen_ms) : Json()}},
-                      sort.empty() ? 0.0 : -1.0});
+      rows.push_back({current + i, sort.empty() ? 0.0 : -1.0});
     }
   if (!sort.empty())
     std::stable_sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) { return x.key > y.key; });
   Json list = Json::array();
-  for (size_t i = static_cast<size_t>(*offset); i < rows.size() && list.size() < static_cast<size_t>(*limit); ++i)
-    list.push_back(std::move(rows[i].j));
+  for (size_t r = static_cast<size_t>(*offset); r < rows.size() && list.size() < static_cast<size_t>(*limit); ++r) {
+    if (rows[r].at >= current) {
+      const GoneCable& g = ix.gone()[rows[r].at - current];
+      list.push_back(Json{{"a", gone_end(ix, g.a, g.a_name, g.a_port)},
+                          {"b", gone_end(ix, g.b, g.b_name, g.b_port)},
+                          {"state", "failed"},
+                          {"last_seen_ms", g.last_seen_ms > 0 ? Json(g.last_seen_ms) : Json()}});
+      continue;
+    }
+    const Cable& cb = ix.cables()[rows[r].at];
+    const CableFigures f = m.of(cb);
+    const auto& pa = ix.topo().port(cb.a, mad::PortNum(cb.a_port));
+    list.push_back(Json{{"a", port_end(ix, cb.a, cb.a_port)},
+                        {"b", port_end(ix, cb.b, cb.b_port)},
+                        {"state", f.isolated ? "isolated" : "up"},
+                        {"rate", rate_name(pa)},
+                        {"port_state", web_port_state(port_state_now(ix, cb.a, cb.a_port))},
+                        {"utilisation", f.util >= 0 ? Json(f.util) : Json()},
+                        {"errors_per_s", f.errors},
+                        {"load", f.load >= 0 ? Json(f.load) : Json()},
+                        {"findings", f.rules}});
+  }
   return ok(Json{{"total", rows.size()}, {"offset", *offset}, {"links", std::move(list)}});
 }
 
@@ -197,6 +212,7 @@ Answer topology(const Params& p, const Context& c) {
                         {"utilisation", a.util >= 0 ? Json(a.util) : Json()}, {"errors_per_s", a.errors},
                         {"load", a.load >= 0 ? Json(a.load) : Json()}});
   Json j{{"mode", by_switch ? "switches" : "groups"}, {"group", *group >= 0 ? Json(*group) : Json()},
+         {"group_name", *group >= 0 ? Json(ix.groups()[static_cast<size_t>(*group)].name) : Json()},
          {"tree", ix.tree()}, {"tiers", ix.max_tier() + 1}, {"nodes", std::move(nodes)}, {"edges", std::move(list)},
          {"loads", c.pub.loads ? Json{{"name", c.pub.loads->name}, {"max", c.pub.loads->max}} : Json()}};
   return ok(j);

@@ -165,11 +165,16 @@ async function topology(group, params) {
   const hottest = loads.length ? Math.max(...loads) : 0;
   const measure = e => by !== 'load' ? e.utilisation : e.load === null ? null :
     hottest > mean ? Math.max(0, (e.load - mean) / (hottest - mean)) : 0;
+  const dense = t.edges.length > 200, maxCables = Math.max(1, ...t.edges.map(e => e.cables));
+  const perTier = {};
+  for (const n of t.nodes) perTier[n.tier] = (perTier[n.tier] || 0) + 1;
   const edges = t.edges.map(e => {
     const a = byKey.get(e.a), b = byKey.get(e.b);
     const cls = 'edge' + (e.failed && !e.cables ? ' failed' : e.failed ? ' failed' : e.isolated ? ' isolated' : '');
-    const w = Math.min(6, 1 + Math.log2(Math.max(1, e.cables)));
+    // Many edges: thin and translucent, so the tiers and the hot or failed ones stay visible.
+    const w = dense ? 0.4 + 1.6 * e.cables / maxCables : Math.min(6, 1 + Math.log2(Math.max(1, e.cables)));
     return h('line', {class: cls, x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: heat(measure(e)), 'stroke-width': w,
+      'stroke-opacity': dense && !e.failed && !e.isolated ? 0.35 : null,
       'data-a': e.a, 'data-b': e.b, 'data-failed': e.failed},
       h('title', {}, `${a.label} — ${b.label}: ${e.cables} cable(s)` + (e.failed ? `, ${e.failed} failed` : '') +
         (e.isolated ? `, ${e.isolated} isolated` : '') + (e.utilisation !== null ? `, busiest ${pct(e.utilisation)}` : '') +
@@ -185,7 +190,8 @@ async function topology(group, params) {
       shape, h('title', {}, big ? `${n.label}: ${n.switches} switches, ${n.cas} CAs` :
         `${n.label} ${n.guid} LID ${n.lid}, ${n.cas} CAs`),
       (t.nodes.length <= 64 || big) ? h('text', {x: n.x, y: n.y + (big ? 24 : 18), 'text-anchor': 'middle'},
-        big ? n.label : (n.label || '').slice(0, 18)) : null);
+        // A crowded tier: the group's number only (the tooltip has the name).
+        big ? (perTier[n.tier] > 24 ? n.label.replace(/^\D+/, '') : n.label) : (n.label || '').slice(0, 18)) : null);
   });
   const svg = h('svg', {class: 'topo', id: 'topology', viewBox: `0 0 ${width} ${height}`, height: height,
     'data-mode': t.mode}, h('g', {}, edges), h('g', {}, nodes));
@@ -202,7 +208,7 @@ async function topology(group, params) {
     t.loads ? h('span', {}, 'colour by ', h('a', {href: here + 'by=util', id: 'by-util'}, 'utilisation'), ' · ',
       h('a', {href: here + 'by=load', id: 'by-load'}, t.loads.name)) : null);
   const title = t.mode === 'groups' ? `${t.nodes.length} groups (pods and spine planes); select one to open it`
-    : group !== undefined ? 'group ' + group : `${t.nodes.length} switches`;
+    : group !== undefined ? `${t.group_name}: its switches, and the groups they reach` : `${t.nodes.length} switches`;
   show('topology', h('h1', {}, 'Topology', h('span', {class: 'muted', id: 'colour-by', 'data-by': by}, '')), h('p', {class: 'muted'}, title + (t.tree ? `, ${t.tiers} tiers` : ', not a tree'),
     group !== undefined ? [' · ', h('a', {href: '#/topology'}, 'whole fabric')] : null), legend, svg);
 }
