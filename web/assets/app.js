@@ -163,7 +163,9 @@ async function topology(group, params) {
   const loads = t.edges.map(e => e.load).filter(v => v !== null);
   const mean = loads.length ? loads.reduce((a, b) => a + b, 0) / loads.length : 0;
   const hottest = loads.length ? Math.max(...loads) : 0;
-  const measure = e => by !== 'load' ? e.utilisation : e.load === null ? null :
+  // Errors: red from 1,000 a second down, amber from 1, green without.
+  const measure = e => by === 'errors' ? (e.utilisation === null && !e.errors_per_s ? null : Math.min(1, Math.log10(1 + e.errors_per_s) / 3)) :
+    by !== 'load' ? e.utilisation : e.load === null ? null :
     hottest > mean ? Math.max(0, (e.load - mean) / (hottest - mean)) : 0;
   const dense = t.edges.length > 200, maxCables = Math.max(1, ...t.edges.map(e => e.cables));
   const perTier = {};
@@ -198,15 +200,17 @@ async function topology(group, params) {
   const failed = t.edges.reduce((s, e) => s + e.failed, 0);
   const here = '#/topology' + (group !== undefined ? '/' + group : '') + '?';
   const legend = h('div', {class: 'legend'},
-    h('span', {}, h('span', {class: 'swatch', style: `background:${heat(0)}`}), by === 'load' ? 'at or below the mean' : 'idle'),
+    h('span', {}, h('span', {class: 'swatch', style: `background:${heat(0)}`}), by === 'load' ? 'at or below the mean' : by === 'errors' ? 'no errors' : 'idle'),
     h('span', {}, h('span', {class: 'swatch', style: `background:${heat(1)}`}),
-      by === 'load' ? `busiest (${t.loads.name}: ${hottest} here, ${t.loads.max} on the busiest link)` : 'saturated'),
+      by === 'load' ? `busiest (${t.loads.name}: ${hottest} here, ${t.loads.max} on the busiest link)` :
+      by === 'errors' ? '1,000 errors/s or more' : 'saturated'),
     h('span', {}, h('span', {class: 'swatch', style: `background:${heat(null)}`}), 'not measured'),
     h('span', {class: failed ? 'bad' : ''}, h('span', {class: 'swatch', style: 'background:#c62828'}),
       `failed (${failed})`),
     h('span', {}, h('span', {class: 'swatch', style: 'background:#e08a00'}), 'isolated'),
-    t.loads ? h('span', {}, 'colour by ', h('a', {href: here + 'by=util', id: 'by-util'}, 'utilisation'), ' · ',
-      h('a', {href: here + 'by=load', id: 'by-load'}, t.loads.name)) : null);
+    h('span', {}, 'colour by ', h('a', {href: here + 'by=util', id: 'by-util'}, 'utilisation'), ' · ',
+      h('a', {href: here + 'by=errors', id: 'by-errors'}, 'errors'),
+      t.loads ? [' · ', h('a', {href: here + 'by=load', id: 'by-load'}, t.loads.name)] : null));
   const title = t.mode === 'groups' ? `${t.nodes.length} groups (pods and spine planes); select one to open it`
     : group !== undefined ? `${t.group_name}: its switches, and the groups they reach` : `${t.nodes.length} switches`;
   show('topology', h('h1', {}, 'Topology', h('span', {class: 'muted', id: 'colour-by', 'data-by': by}, '')), h('p', {class: 'muted'}, title + (t.tree ? `, ${t.tiers} tiers` : ', not a tree'),
