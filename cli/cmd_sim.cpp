@@ -6,6 +6,7 @@
 
 #include <boost/program_options.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -27,7 +28,7 @@ namespace cli {
 namespace {
 
 struct Args {
-  std::string topology, fat_tree, compare, link_loads, plot, log_level = "warn", secret_file, serve, token_file;
+  std::string topology, fat_tree, compare, link_loads, plot, log_level = "warn", secret_file, serve, token_file, import_lfts;
   int protect = 1;
   bool json = false;
   SimRunOptions run;
@@ -90,6 +91,7 @@ int cmd_sim(int argc, char** argv) {
       ("max-sweeps", po::value(&a.run.max_sweeps)->default_value(a.run.max_sweeps), "give up after this many sweeps")
       ("m-key-secret-file", po::value(&a.secret_file), "M_Key protection: per-port keys from this secret file (mode 0600), as m_key_secret_file")
       ("m-key-protection-level", po::value(&a.protect)->default_value(a.protect), "M_KeyProtectBits with --m-key-secret-file: 0 or 1")
+      ("import-lfts", po::value(&a.import_lfts), "after SUBNET UP, replace the SM's LIDs and LFTs by this dump (dump_fts output, OpenSM's opensm-lfts.dmp) and score those; in --compare, an entry lfts:FILE does it")
       ("serve", po::value(&a.serve), "after the run, serve the web view of the simulated fabric at HOST:PORT (or PORT on 127.0.0.1) until SIGINT/SIGTERM")
       ("web-token-file", po::value(&a.token_file), "--serve: the access token every request must carry (a file of mode 0600); needed off loopback")
       ("log-level", po::value(&a.log_level)->default_value(a.log_level), "error, warn, info or debug")
@@ -134,12 +136,23 @@ int cmd_sim(int argc, char** argv) {
     if (a.compare.empty()) {
       engines.push_back(a.run.engine);
     } else {
-      auto names = routing::parse_chain(a.compare);  // the same syntax: a comma list
-      if (!names) bad = names.error().message;
-      else engines = *names;
+      // A comma list of engines (checked below, each alone) and lfts:FILE dumps.
+      for (size_t at = 0; at <= a.compare.size();) {
+        const size_t comma = std::min(a.compare.find(',', at), a.compare.size());
+        engines.push_back(a.compare.substr(at, comma - at));
+        at = comma + 1;
+      }
+    }
+    if (!a.import_lfts.empty()) {
+      if (!a.compare.empty()) bad = "--import-lfts: in --compare, name the dump as an entry lfts:FILE";
+      else engines = {"lfts:" + a.import_lfts};
     }
     for (const auto& e : engines)
-      if (auto c = routing::parse_chain(e); !c && bad.empty()) bad = c.error().message;
+      if (e.starts_with("lfts:")) {
+        if (e.size() == 5 && bad.empty()) bad = "lfts: names a dump file (lfts:FILE)";
+      } else if (auto c = routing::parse_chain(e); !c && bad.empty()) {
+        bad = c.error().message;
+      }
   }
   if (!bad.empty()) {
     fmt::print(stderr, "fabricsm sim: {}\n", bad);
@@ -182,10 +195,18 @@ int cmd_sim(int argc, char** argv) {
   for (const auto& engine : engines) {
     SimRunOptions o = a.run;
     o.engine = engine;
+    if (engine.starts_with("lfts:")) {  // brought up by the default chain, then the dump's routes
+      o.engine = a.run.engine;
+      o.import_lfts = engine.substr(5);
+    }
     auto r = run_sim(*spec, o);
     if (!r) {
       fmt::print(stderr, "fabricsm sim: {}\n", r.error().message);
       return 1;
+    }
+    if (r->imported) {  // lfts:FILE names the column, not the chain that brought the fabric up
+      r->engine = "lfts:" + std::filesystem::path(o.import_lfts).filename().string();
+      r->sweep.engine = "(imported)";
     }
     runs.push_back(std::move(*r));
   }

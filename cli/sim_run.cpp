@@ -91,11 +91,18 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
   out.store_error = service.store_status().error;
   out.sm_s = seconds_since(t_sm);
   if (!loop) return std::unexpected(loop.error());
+  if (!o.import_lfts.empty()) {
+    auto dump = sim::load_lft_dump(o.import_lfts);
+    if (!dump) return std::unexpected(dump.error());
+    auto r = sim::import_lfts(f, *dump);
+    if (!r) return mad::fail(r.error().code, fmt::format("{}: {}", o.import_lfts, r.error().message));
+    out.imported = *r;
+  }
   progress.phase("verifying");
   const auto t_verify = std::chrono::steady_clock::now();
   out.verify = sim::verify_routing(f);
   out.verify_s = seconds_since(t_verify);
-  if (o.metrics && manager.subnet_up()) {  // a failed engine's LFTs are not its routing
+  if (o.metrics && (manager.subnet_up() || out.imported)) {  // a failed engine's LFTs are not its routing
     progress.phase("measuring routes");
     const auto t_metrics = std::chrono::steady_clock::now();
     out.metrics = sim::measure_routing(f, sim::MetricsOptions{.keep_link_loads = o.link_loads});

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "mad/transactions.h"
 #include "service/service.h"
+#include "sim/lft_import.h"
 #include "sim/metrics.h"
 #include "sim/spec.h"
 #include "sim/verifier.h"
@@ -37,6 +38,9 @@ struct SimRunOptions {
   // M_Key protection (the simulated SMAs enforce it): per-port keys from this secret.
   sm::mkey::Secret m_key_secret;
   uint8_t m_key_protect = 1;
+  // After SUBNET UP, the LIDs and LFTs of this dump (dump_fts, opensm-lfts.dmp) replace the
+  // SM's on the simulated fabric before it is verified and measured: another SM's routing.
+  std::string import_lfts;
   // Called at the end with the stack still up (`--serve`); false: the run failed.
   std::function<bool(const service::Service&, const sim::SimFabric&)> serve;
 };
@@ -57,6 +61,7 @@ struct SimOutcome {
   std::vector<sm::SweepReport> sweeps;  // every sweep until the run ended, the last included
   mad::TransactionStats mads;
   uint64_t mkey_refused = 0;  // SMPs the simulated SMAs refused for a wrong M_Key
+  std::optional<sim::ImportReport> imported;  // --import-lfts: what the dump wrote
   sim::VerifyReport verify;
   std::optional<sim::MetricsReport> metrics;
   std::vector<NamedLinkLoad> links;

@@ -10,6 +10,8 @@
   check_fabric.py pairs IBNET N                   N sampled "slid dlid dest-node-GUID" CA pairs
                                                   (always including the highest CA LID)
   check_fabric.py lids IBNET N                    N sampled "LID port", CA ports and switches
+  check_fabric.py loads IBNET FTS                 print "MAX MEAN": all-to-all CA pairs routed over each
+                                                  directed switch-to-switch link by the LFTs
   check_fabric.py links IBLINKINFO                every port with a physical link is Active
   check_fabric.py corrupt IBNET FTS               "DRPATH LID PORT CA-GUID SRC-LID": one LFT
                                                   entry that, rewritten, loops a CA's LID
@@ -215,6 +217,41 @@ def check_routes(ibnet, fts):
     return not errors and pairs > 0
 
 
+def link_loads(ibnet, fts):
+    """All-to-all routes per directed switch-to-switch link: for each CA LID, the CAs behind
+    each switch flow along its LFT entry (each switch's outcome once), as fabric/metrics.h
+    counts them; prints the maximum and the mean over every such link."""
+    f = Fabric(ibnet)
+    lfts, _ = read_lfts(fts)
+    behind = {}  # switch GUID -> its CA ports (sources)
+    for n in f.cas():
+        for port, (sw, _) in n['links'].items():
+            if f.nodes[sw]['kind'] == 'switch':
+                behind[sw] = behind.get(sw, 0) + 1
+    load = {}
+    for sw in f.switches():
+        for port, (peer, _) in sw['links'].items():
+            if f.nodes[peer]['kind'] == 'switch':
+                load[(sw['guid'], port)] = 0
+    for lid, dest_guid, dest_port in f.ca_lids():
+        dest_sw = f.nodes[dest_guid]['links'][dest_port][0]
+        nxt = {}  # switch -> (next switch, port) toward the LID; None where it stops
+        for sw in f.switches():
+            port = lfts.get(sw['guid'], {}).get(lid)
+            peer = sw['links'].get(port) if port else None
+            nxt[sw['guid']] = (peer[0], port) if peer and f.nodes[peer[0]]['kind'] == 'switch' else None
+        for src, n in behind.items():
+            flows = n - (1 if src == dest_sw else 0)
+            at, seen = src, set()
+            while flows and nxt.get(at) and at not in seen:
+                seen.add(at)
+                load[(at, nxt[at][1])] += flows
+                at = nxt[at][0]
+    values = list(load.values())
+    print(max(values), round(sum(values) / len(values), 4))
+    return True
+
+
 def pick_corruption(ibnet, fts):
     """For the negative control: "DRPATH LID PORT CA-GUID SRC-LID": the LFT entry that, set to
     PORT, sends the LID of CA-GUID back up an uplink at the switch the CA hangs off instead of
@@ -312,6 +349,7 @@ def main(argv):
         'pairs': lambda a: sample_pairs(a[0], int(a[1])),
         'lids': lambda a: sample_lids(a[0], int(a[1])),
         'links': lambda a: check_links(a[0]),
+        'loads': lambda a: link_loads(a[0], a[1]),
         'corrupt': lambda a: pick_corruption(a[0], a[1]),
     }
     if len(argv) < 2 or argv[1] not in cmds:
