@@ -226,28 +226,10 @@ const std::vector<Option>& table() {
       flag("daemon", "Run in the background, detached (OpenSM's -B; not under systemd); needs log_file",
            [](auto& c) -> auto& { return c.daemon; }),
       text("control_socket", "Unix socket `fabricsm status` talks to (owner-only)", &DaemonConfig::control_socket),
-      {"metrics_listen", "Prometheus endpoint (GET /metrics): HOST:PORT, or PORT for 127.0.0.1:PORT; "
-       "another address than loopback only when written here; empty: none",
-       [](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
-         c.metrics_listen.clear();
-         if (v.empty()) return {};
-         auto a = parse_listen_address(v);
-         if (!a) return mad::fail(mad::Errc::parse, fmt::format("{}: {}", mad::quoted(v), a.error().message));
-         c.metrics_listen = a->str();
-         return {};
-       },
-       [](const DaemonConfig& c) { return c.metrics_listen; }},
-      {"web_listen", "The web view (GET /, /api/...): HOST:PORT, or PORT for 127.0.0.1:PORT; an address "
-       "other than loopback needs web_token_file; empty: none",
-       [](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
-         c.web_listen.clear();
-         if (v.empty()) return {};
-         auto a = parse_listen_address(v);
-         if (!a) return mad::fail(mad::Errc::parse, fmt::format("{}: {}", mad::quoted(v), a.error().message));
-         c.web_listen = a->str();
-         return {};
-       },
-       [](const DaemonConfig& c) { return c.web_listen; }},
+      listen("metrics_listen", "Prometheus endpoint (GET /metrics): HOST:PORT, or PORT for 127.0.0.1:PORT; "
+             "another address than loopback only when written here; empty: none", &DaemonConfig::metrics_listen),
+      listen("web_listen", "The web view (GET /, /api/...): HOST:PORT, or PORT for 127.0.0.1:PORT; an address "
+             "other than loopback needs web_token_file; empty: none", &DaemonConfig::web_listen),
       text("web_token_file", "A file (mode 0600, 16 bytes or more) holding the web view's access token; every "
            "request must then carry it (login form, or Authorization: Bearer); empty: none (loopback only)",
            &DaemonConfig::web_token_file),

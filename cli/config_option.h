@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/config.h"
+#include "cli/listen_address.h"
 #include "mad/text.h"
 
 namespace cli::config_detail {
@@ -89,6 +90,20 @@ inline Option text(const char* name, const char* help, std::string DaemonConfig:
   return Option{name, help,
                 [=](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
                   c.*field = v;
+                  return {};
+                },
+                [=](const DaemonConfig& c) { return c.*field; }};
+}
+
+// HOST:PORT, [IPv6]:PORT or PORT, kept in its normal form (cli/listen_address.h); empty: off.
+inline Option listen(const char* name, const char* help, std::string DaemonConfig::*field) {
+  return Option{name, help,
+                [=](const std::string& v, DaemonConfig& c) -> mad::Result<void> {
+                  (c.*field).clear();
+                  if (v.empty()) return {};
+                  auto a = parse_listen_address(v);
+                  if (!a) return mad::fail(mad::Errc::parse, fmt::format("{}: {}", mad::quoted(v), a.error().message));
+                  c.*field = a->str();
                   return {};
                 },
                 [=](const DaemonConfig& c) { return c.*field; }};

@@ -12,12 +12,6 @@ using smtest::Run;
 
 namespace {
 
-sm::SmConfig engine(const char* e) {
-  sm::SmConfig c;
-  c.routing_engine = e;
-  return c;
-}
-
 // The fabric's tables as dump_fts prints them (destinations resolved to port GUIDs).
 std::string dump_fts(const sim::SimFabric& f) {
   std::map<uint16_t, std::pair<std::string, mad::Guid>> holder;
@@ -92,12 +86,12 @@ TEST_CASE("a bad dump is refused with its line") {
 }
 
 TEST_CASE("an imported dump routes as the SM that made it did, scored by the same metrics") {
-  Run made(*sim::make_fat_tree(3, 8), engine("ftree"));
+  Run made(*sim::make_fat_tree(3, 8), smtest::with_engine("ftree"));
   REQUIRE(made.until_idle());
   const auto want = sim::measure_routing(*made.fabric);
   const std::string text = dump_fts(*made.fabric);
   // Another fabric of the same shape, brought up by another engine (other LIDs, other routes).
-  Run other(*sim::make_fat_tree(3, 8), engine("minhop"));
+  Run other(*sim::make_fat_tree(3, 8), smtest::with_engine("minhop"));
   REQUIRE(other.until_idle());
   auto d = sim::parse_lft_dump(text, "made");
   REQUIRE(d);
@@ -113,7 +107,7 @@ TEST_CASE("an imported dump routes as the SM that made it did, scored by the sam
 }
 
 TEST_CASE("a dump naming what the fabric lacks changes nothing") {
-  Run r(*sim::make_fat_tree(2, 8), engine("ftree"));
+  Run r(*sim::make_fat_tree(2, 8), smtest::with_engine("ftree"));
   REQUIRE(r.until_idle());
   const std::string good = dump_fts(*r.fabric);
   const auto lid_before = r.fabric->node(0).ports[1].lid;

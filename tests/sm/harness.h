@@ -94,6 +94,13 @@ struct Run {
   }
 };
 
+// An SM configuration with this routing engine (or chain).
+inline sm::SmConfig with_engine(const char* engine) {
+  sm::SmConfig c;
+  c.routing_engine = engine;
+  return c;
+}
+
 inline sim::FabricSpec load(const std::string& shared_name) {
   auto s = sim::load_netfile(shared_topology(shared_name));
   REQUIRE_MESSAGE(s, (s ? "" : s.error().message));

@@ -16,12 +16,6 @@ using smtest::Run;
 
 namespace {
 
-sm::SmConfig engine(const char* e) {
-  sm::SmConfig c;
-  c.routing_engine = e;
-  return c;
-}
-
 struct Served {
   web::Published pub;
   std::shared_ptr<const web::FabricIndex> index;
@@ -44,7 +38,7 @@ Served serve(const Run& r, const web::FabricIndex* before = nullptr) {
 }  // namespace
 
 TEST_CASE("a two-level tree: leaves tier 0, spines tier 1, one group drawn switch by switch") {
-  Run r(*sim::make_fat_tree(2, 8), engine("ftree"));
+  Run r(*sim::make_fat_tree(2, 8), smtest::with_engine("ftree"));
   REQUIRE(r.until_idle());
   const Served s = serve(r);
   const auto& ix = *s.index;
@@ -62,7 +56,7 @@ TEST_CASE("a two-level tree: leaves tier 0, spines tier 1, one group drawn switc
 }
 
 TEST_CASE("a three-level tree of 320 switches is drawn as pods and spine planes, each opened on demand") {
-  Run r(*sim::make_fat_tree(3, 16), engine("ftree"));
+  Run r(*sim::make_fat_tree(3, 16), smtest::with_engine("ftree"));
   REQUIRE(r.until_idle());
   const Served s = serve(r);
   const auto& ix = *s.index;
@@ -92,7 +86,7 @@ TEST_CASE("a three-level tree of 320 switches is drawn as pods and spine planes,
 }
 
 TEST_CASE("a torus is not a tree: one tier, breadth-first parts when large") {
-  Run r(*sim::make_torus({.dims = {4, 4}, .cas_per_switch = 2}), engine("updn"));
+  Run r(*sim::make_torus({.dims = {4, 4}, .cas_per_switch = 2}), smtest::with_engine("updn"));
   REQUIRE(r.until_idle());
   const Served s = serve(r);
   CHECK_FALSE(s.index->tree());
@@ -101,7 +95,7 @@ TEST_CASE("a torus is not a tree: one tier, breadth-first parts when large") {
 }
 
 TEST_CASE("a cable cut between sweeps is listed as failed, with both ends' names, until it is back") {
-  Run r(*sim::make_fat_tree(2, 8), engine("ftree"));
+  Run r(*sim::make_fat_tree(2, 8), smtest::with_engine("ftree"));
   REQUIRE(r.until_idle());
   const Served first = serve(r);
   const auto sw = *r.fabric->find("S1_000");
@@ -132,7 +126,7 @@ TEST_CASE("a cable cut between sweeps is listed as failed, with both ends' names
 }
 
 TEST_CASE("summary, nodes and search answer what the topology holds") {
-  Run r(*sim::make_fat_tree(2, 8), engine("ftree"));
+  Run r(*sim::make_fat_tree(2, 8), smtest::with_engine("ftree"));
   REQUIRE(r.until_idle());
   const Served s = serve(r);
   const auto& t = r.topo();
@@ -168,7 +162,7 @@ TEST_CASE("summary, nodes and search answer what the topology holds") {
 }
 
 TEST_CASE("route and lft follow the programmed tables; metrics are the tables' own") {
-  Run r(*sim::make_fat_tree(2, 8), engine("ftree"));
+  Run r(*sim::make_fat_tree(2, 8), smtest::with_engine("ftree"));
   REQUIRE(r.until_idle());
   const Served s = serve(r);
   const auto& t = r.topo();
