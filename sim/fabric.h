@@ -18,6 +18,7 @@
 #include "mad/port_info.h"
 #include "mad/transport.h"
 #include "mad/types.h"
+#include "fabric/ar_table.h"
 #include "sim/event_queue.h"
 #include "sim/rng.h"
 #include "sim/spec.h"
@@ -137,6 +138,10 @@ struct SimSwitch {
   bool port_state_change = false;
   uint16_t pkey_enforce_cap = 8;
   uint64_t lft_blocks_written = 0;  // LFT Sets received (for "blocks written" figures)
+  // Adaptive routing (traffic only: MADs follow the LFT): when on, the traffic model spreads
+  // flows over `ar`'s port group of a destination by local load.
+  fabric::ArTable ar;
+  bool adaptive = false;
 };
 
 struct SimNode {
@@ -237,6 +242,9 @@ class SimFabric {
   mad::Result<void> add_counter(NodeIdx node, uint8_t port, Counter which, uint64_t amount);
   mad::Result<void> set_counter(NodeIdx node, uint8_t port, Counter which, uint64_t value);
   mad::Result<SimCounters> counters(NodeIdx node, uint8_t port) const;
+  // Adaptive routing of a switch (see SimSwitch::ar): its AR table, and whether it uses it.
+  mad::Result<void> set_ar_table(NodeIdx node, fabric::ArTable table);
+  mad::Result<void> set_adaptive(NodeIdx node, bool on);
   // M_Key protection on a port (port 0 for a switch), as if another SM had set it: the lease
   // timer stops, the violation counter stays.
   mad::Result<void> set_mkey(NodeIdx node, uint8_t port, uint64_t key, uint8_t protect_bits,

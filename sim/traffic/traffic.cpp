@@ -1,0 +1,173 @@
+#include "sim/traffic/traffic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace sim::traffic {
+
+void route_flows(const Net& net, std::span<const Flow> flows, uint64_t seed, Routes& out) {
+  out.off.assign(1, 0);
+  out.path.clear();
+  out.unrouted = 0;
+  out.off.reserve(flows.size() + 1);
+  out.path.reserve(flows.size() * 6);
+  std::vector<double> load;  // what adaptive switches compare: the weight placed on each channel
+  if (net.has_adaptive()) load.assign(net.channels().size(), 0.0);
+  for (size_t f = 0; f < flows.size(); ++f) {
+    const size_t mark = out.path.size();
+    if (!net.route(flows[f].src, flows[f].dst, out.path, load, seed * 0x9E3779B97F4A7C15ULL + f)) ++out.unrouted;
+    if (!load.empty())
+      for (size_t k = mark; k < out.path.size(); ++k) load[out.path[k]] += flows[f].weight;
+    out.off.push_back(static_cast<uint32_t>(out.path.size()));
+  }
+}
+
+namespace {
+
+std::vector<double> capacities(const Net& net) {
+  std::vector<double> c;
+  c.reserve(net.channels().size());
+  for (const Channel& ch : net.channels()) c.push_back(ch.gbps);
+  return c;
+}
+
+struct PhaseOutcome {
+  double seconds = 0;
+  bool exact = true;
+};
+
+// Time for every routed flow to send `bits` x its weight, re-solving as flows finish.
+PhaseOutcome complete(const Routes& r, std::span<const Flow> flows, std::span<const double> cap,
+                      const Allocation& first, double bits, size_t max_rounds, SolverScratch& scratch) {
+  PhaseOutcome out;
+  std::vector<uint32_t> active;
+  std::vector<double> left;
+  for (uint32_t f = 0; f < flows.size(); ++f)
+    if (r.off[f + 1] > r.off[f]) {
+      active.push_back(f);
+      left.push_back(bits * flows[f].weight);
+    }
+  std::vector<double> rate;
+  for (uint32_t f : active) rate.push_back(first.rate[f]);
+  std::vector<uint32_t> off, path;
+  std::vector<double> weight;
+  Allocation a;
+  for (size_t round = 0; !active.empty(); ++round) {
+    if (round > 0) {  // re-solve over the flows still sending
+      off.assign(1, 0);
+      path.clear();
+      weight.clear();
+      for (uint32_t f : active) {
+        path.insert(path.end(), r.path.begin() + r.off[f], r.path.begin() + r.off[f + 1]);
+        off.push_back(static_cast<uint32_t>(path.size()));
+        weight.push_back(flows[f].weight);
+      }
+      solve_max_min(Problem{cap, off, path, weight}, a, scratch);
+      rate = a.rate;
+    }
+    double dt = std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < active.size(); ++i)
+      if (rate[i] > 0) dt = std::min(dt, left[i] / rate[i]);
+    if (!std::isfinite(dt)) return PhaseOutcome{std::numeric_limits<double>::infinity(), out.exact};
+    if (round + 1 >= max_rounds) {  // the rest at the rates they have now
+      double last = 0;
+      for (size_t i = 0; i < active.size(); ++i) last = std::max(last, rate[i] > 0 ? left[i] / rate[i] : 0.0);
+      out.seconds += last;
+      out.exact = false;
+      break;
+    }
+    out.seconds += dt;
+    size_t keep = 0;
+    for (size_t i = 0; i < active.size(); ++i) {
+      left[i] -= rate[i] * dt;
+      if (left[i] > bits * flows[active[i]].weight * 1e-9) {
+        active[keep] = active[i];
+        left[keep] = left[i];
+        ++keep;
+      }
+    }
+    active.resize(keep);
+    left.resize(keep);
+  }
+  return out;
+}
+
+}  // namespace
+
+void solve_routes(const Net& net, const Routes& r, std::span<const Flow> flows, Allocation& out,
+                  SolverScratch& scratch) {
+  const std::vector<double> cap = capacities(net);
+  std::vector<double> weight;
+  weight.reserve(flows.size());
+  for (const Flow& f : flows) weight.push_back(f.weight);
+  solve_max_min(Problem{cap, r.off, r.path, weight}, out, scratch);
+}
+
+TrafficResult run_phases(const Net& net, std::span<const Phase> phases, const TrafficOptions& opts) {
+  TrafficResult res;
+  res.phases = phases.size();
+  const std::vector<double> cap = capacities(net);
+  res.utilisation.assign(cap.size(), 0.0);
+  std::vector<double> busy(cap.size(), 0.0);  // Gb/s x seconds per channel
+  SolverScratch scratch;
+  Routes routes;
+  Allocation a;
+  double total_time = 0, rate_time = 0, rel_sum = 0;
+  size_t routed = 0;
+  res.min_rate = std::numeric_limits<double>::infinity();
+  for (const Phase& ph : phases) {
+    route_flows(net, ph.flows, opts.seed, routes);
+    solve_routes(net, routes, ph.flows, a, scratch);
+    res.flows += ph.flows.size();
+    res.unrouted += routes.unrouted;
+    double sum = 0;
+    for (size_t f = 0; f < ph.flows.size(); ++f) {
+      if (routes.off[f + 1] == routes.off[f]) continue;
+      sum += a.rate[f];
+      const double rel = a.rate[f] / cap[net.cas()[ph.flows[f].src].up];
+      rel_sum += rel;
+      res.min_rate = std::min(res.min_rate, rel);
+      ++routed;
+    }
+    const double bits = opts.message_bytes * 8 * ph.bytes;
+    const PhaseOutcome done = complete(routes, ph.flows, cap, a, bits, opts.max_rounds, scratch);
+    // Gb/s: a phase of bits b at rate r Gb/s takes b / (r * 1e9) s.
+    const double seconds = done.seconds * 1e-9 * ph.repeat;
+    res.completion_exact = res.completion_exact && done.exact;
+    res.completion_s += seconds;
+    const double w = phases.size() == 1 ? 1.0 : seconds;
+    for (size_t c = 0; c < cap.size(); ++c) busy[c] += a.load[c] * w;
+    rate_time += sum * w;
+    total_time += w;
+    if (phases.size() == 1) res.rate = a.rate;
+  }
+  if (routed == 0) res.min_rate = 0;
+  res.mean_rate = routed ? rel_sum / static_cast<double>(routed) : 0.0;
+  if (total_time > 0 && std::isfinite(total_time)) {
+    res.aggregate_gbps = rate_time / total_time;
+    for (size_t c = 0; c < cap.size(); ++c) {
+      res.utilisation[c] = busy[c] / total_time / cap[c];
+      res.max_utilisation = std::max(res.max_utilisation, res.utilisation[c]);
+    }
+  }
+  return res;
+}
+
+TrafficResult run_flows(const Net& net, std::span<const Flow> flows, const TrafficOptions& opts) {
+  const Phase one{std::vector<Flow>(flows.begin(), flows.end()), 1, 1};
+  return run_phases(net, std::span<const Phase>(&one, 1), opts);
+}
+
+std::vector<ChannelId> hottest(std::span<const double> utilisation, size_t n) {
+  std::vector<ChannelId> ids(utilisation.size());
+  for (ChannelId c = 0; c < ids.size(); ++c) ids[c] = c;
+  n = std::min(n, ids.size());
+  std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(n), ids.end(), [&](ChannelId a, ChannelId b) {
+    return utilisation[a] != utilisation[b] ? utilisation[a] > utilisation[b] : a < b;
+  });
+  ids.resize(n);
+  return ids;
+}
+
+}  // namespace sim::traffic
