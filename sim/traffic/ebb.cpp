@@ -32,10 +32,13 @@ EbbResult effective_bisection_bandwidth(const Net& net, const EbbOptions& opts) 
     for (size_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < opts.bisections;) {
       const uint64_t seed = bisection_seed(opts.seed, b);
       const std::vector<Flow> flows = random_bisection(n, seed);
-      route_flows(net, flows, seed, routes);
-      solve_routes(net, routes, flows, a, scratch);
+      Placement how = opts.placement;
+      how.seed = seed;
+      route_flows(net, flows, how, routes);
+      solve_routes(net, routes, a, scratch);
       double sum = 0;  // an unrouted flow counts as 0
-      for (size_t f = 0; f < flows.size(); ++f) sum += a.rate[f] / net.channels()[net.cas()[flows[f].src].up].gbps;
+      for (size_t k = 0; k < routes.flow.size(); ++k)
+        sum += a.rate[k] / net.channels()[net.cas()[flows[routes.flow[k]].src].up].gbps;
       r.per_bisection[b] = flows.empty() ? 0.0 : sum / static_cast<double>(flows.size());
       unrouted[b] = routes.unrouted;
     }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/traffic/net.h"
+#include "sim/traffic/traffic.h"
 
 namespace sim::traffic {
 
@@ -18,6 +19,7 @@ struct EbbOptions {
   size_t bisections = 20;
   uint64_t seed = 1;
   unsigned threads = 0;  // 0: one per core
+  Placement placement;   // adaptive switches (its seed is each bisection's)
 };
 
 struct EbbResult {

@@ -151,11 +151,85 @@ uint8_t Net::choose(uint32_t s, uint16_t lid, std::span<const double> load, uint
   return pick ? pick : lft_port;
 }
 
+struct Net::Search {
+  uint32_t dst;
+  uint16_t lid;
+  std::span<const double> load;
+  uint64_t salt;
+  std::vector<ChannelId> cur, best;
+  double best_worst = 0, best_sum = 0;
+  bool found = false;
+  size_t budget = 1u << 14;  // switches visited; then only the first alternative of each
+  std::vector<uint8_t> order;
+};
+
+// Depth-first over the alternatives, the LFT's port first and the others in a seeded order,
+// keeping the first path of the least (busiest channel, total load).
+void Net::search(Search& q, uint32_t s, double worst, double sum, int depth) const {
+  if (depth >= 64) return;  // a loop among the alternatives: no route this way
+  if (q.budget) --q.budget;
+  const uint8_t lft_port = q.lid < lft_[s].size() ? lft_[s][q.lid] : 0xFF;
+  const std::span<const uint8_t> group = ar_[s] ? ar_[s]->ports(q.lid) : std::span<const uint8_t>{};
+  const size_t base = q.order.size();
+  q.order.push_back(lft_port);
+  if (group.size() >= 2) {
+    for (uint8_t p : group)
+      if (p != lft_port) q.order.push_back(p);
+    std::sort(q.order.begin() + static_cast<std::ptrdiff_t>(base) + 1, q.order.end(), [&](uint8_t a, uint8_t b) {
+      return mix(q.salt ^ (uint64_t{s} << 20) ^ a) < mix(q.salt ^ (uint64_t{s} << 20) ^ b);
+    });
+  }
+  const size_t end = q.order.size();
+  for (size_t k = base; k < end; ++k) {
+    const uint8_t p = q.order[k];
+    if (p < 1 || p > port_count_[s]) continue;
+    const Hop& h = hops_[hop_base_[s] + p];
+    if (!h.usable || h.channel == kNoChannel) continue;
+    const double l = q.load[h.channel] / channels_[h.channel].gbps;
+    const double w = std::max(worst, l), sm = sum + l;
+    if (q.found && (w > q.best_worst + 1e-12 || (w >= q.best_worst - 1e-12 && sm >= q.best_sum - 1e-12))) continue;
+    q.cur.push_back(h.channel);
+    if (h.ca != fabric::kNoWire) {
+      if (h.ca == q.dst) {
+        q.found = true;
+        q.best_worst = w;
+        q.best_sum = sm;
+        q.best = q.cur;
+      }
+    } else {
+      search(q, h.to, w, sm, depth + 1);
+    }
+    q.cur.pop_back();
+    if (q.budget == 0 && q.found) break;
+  }
+  q.order.resize(base);
+}
+
+bool Net::route_lookahead(uint32_t src, uint32_t dst, std::vector<ChannelId>& path, std::span<const double> load,
+                          uint64_t salt) const {
+  thread_local Search q;
+  q.dst = dst;
+  q.lid = cas_[dst].lid;
+  q.load = load;
+  q.salt = salt;
+  q.cur.clear();
+  q.found = false;
+  q.budget = 1u << 14;
+  const ChannelId up = cas_[src].up;
+  const double l = load[up] / channels_[up].gbps;
+  search(q, cas_[src].leaf, l, l, 0);
+  if (!q.found) return false;
+  path.push_back(up);
+  path.insert(path.end(), q.best.begin(), q.best.end());
+  return true;
+}
+
 bool Net::route(uint32_t src, uint32_t dst, std::vector<ChannelId>& path, std::span<const double> load,
-                uint64_t salt) const {
+                uint64_t salt, Choice choice) const {
   const size_t mark = path.size();
   const CaEnd& d = cas_[dst];
   if (d.lid == 0 || src == dst) return false;
+  if (choice == Choice::path && !load.empty() && adaptive_count_ > 0) return route_lookahead(src, dst, path, load, salt);
   path.push_back(cas_[src].up);
   uint32_t s = cas_[src].leaf;
   for (int guard = 0; guard < 64; ++guard) {

@@ -1,9 +1,14 @@
 // The fabric as the traffic model sees it: directed channels (every up switch-to-switch link
 // each way, and each CA's link both ways: injection and ejection) with their capacity from the
 // link's width x speed, the CA ports in leaf order, and routes of flows walked through the
-// switches' own LFTs (fabric/wiring.h, the routing metrics' walker). An adaptive switch takes,
-// among its AR group for the destination, the output port whose channel is least loaded so
-// far (local load), so routes placed one after another spread.
+// switches' own LFTs (fabric/wiring.h, the routing metrics' walker). An adaptive switch takes
+// one port of its AR group for the destination by the load of the flows placed before:
+//  - local: the port whose own channel is least loaded;
+//  - path (the default): the port whose way on to the destination is least congested, as
+//    credit back-pressure shows it at the choosing switch (a full link downstream fills the
+//    queues behind it): the alternatives' paths compared by their busiest channel, then by
+//    their total load. Later adaptive switches on the way choose again the same way.
+// Ties go to the LFT's port, then to a seeded hash, so placement is deterministic.
 #pragma once
 
 #include <cstdint>
@@ -63,8 +68,9 @@ class Net {
   // Appends the channels of the route from CA `src` to CA `dst` to `path`; false (and `path`
   // as it was) when the walk is dropped or loops. `load` (by channel, optional with static
   // switches) is what adaptive switches compare; `salt` breaks their ties deterministically.
+  enum class Choice : uint8_t { path, local };
   bool route(uint32_t src, uint32_t dst, std::vector<ChannelId>& path, std::span<const double> load = {},
-             uint64_t salt = 0) const;
+             uint64_t salt = 0, Choice choice = Choice::path) const;
   bool has_adaptive() const { return adaptive_count_ > 0; }
 
  private:
@@ -77,6 +83,10 @@ class Net {
   static Net from_wiring(const fabric::Topology& topo, const fabric::Wiring& w,
                          std::span<const fabric::ArTable* const> adaptive, std::span<const uint32_t> ref);
   uint8_t choose(uint32_t s, uint16_t lid, std::span<const double> load, uint64_t salt) const;
+  struct Search;
+  void search(Search& q, uint32_t s, double worst, double sum, int depth) const;
+  bool route_lookahead(uint32_t src, uint32_t dst, std::vector<ChannelId>& path, std::span<const double> load,
+                       uint64_t salt) const;
 
   std::vector<uint32_t> hop_base_;  // switch -> index of its port 0 in hops_
   std::vector<uint8_t> port_count_;

@@ -6,20 +6,56 @@
 
 namespace sim::traffic {
 
-void route_flows(const Net& net, std::span<const Flow> flows, uint64_t seed, Routes& out) {
-  out.off.assign(1, 0);
-  out.path.clear();
-  out.unrouted = 0;
+void route_flows(const Net& net, std::span<const Flow> flows, const Placement& how, Routes& out) {
+  out = Routes{};
   out.off.reserve(flows.size() + 1);
   out.path.reserve(flows.size() * 6);
-  std::vector<double> load;  // what adaptive switches compare: the weight placed on each channel
-  if (net.has_adaptive()) load.assign(net.channels().size(), 0.0);
-  for (size_t f = 0; f < flows.size(); ++f) {
-    const size_t mark = out.path.size();
-    if (!net.route(flows[f].src, flows[f].dst, out.path, load, seed * 0x9E3779B97F4A7C15ULL + f)) ++out.unrouted;
-    if (!load.empty())
-      for (size_t k = mark; k < out.path.size(); ++k) load[out.path[k]] += flows[f].weight;
-    out.off.push_back(static_cast<uint32_t>(out.path.size()));
+  const uint64_t salt = how.seed * 0x9E3779B97F4A7C15ULL;
+  if (!net.has_adaptive()) {  // the LFTs alone: one walk per flow
+    for (uint32_t f = 0; f < flows.size(); ++f) {
+      if (!net.route(flows[f].src, flows[f].dst, out.path)) ++out.unrouted;
+      out.off.push_back(static_cast<uint32_t>(out.path.size()));
+      out.flow.push_back(f);
+      out.weight.push_back(flows[f].weight);
+    }
+    return;
+  }
+  const unsigned parts = std::max(1u, how.split);
+  std::vector<double> load(net.channels().size(), 0.0);  // the weight placed on each channel
+  for (uint32_t f = 0; f < flows.size(); ++f) {
+    const double w = flows[f].weight / parts;
+    for (unsigned j = 0; j < parts; ++j) {
+      const size_t mark = out.path.size();
+      const bool ok = net.route(flows[f].src, flows[f].dst, out.path, load, salt + uint64_t{f} * parts + j, how.choice);
+      for (size_t k = mark; k < out.path.size(); ++k) load[out.path[k]] += w;
+      out.off.push_back(static_cast<uint32_t>(out.path.size()));
+      out.flow.push_back(f);
+      out.weight.push_back(ok ? w : flows[f].weight);
+      if (!ok) {  // no way at all: one empty route
+        ++out.unrouted;
+        break;
+      }
+    }
+  }
+  Routes next;
+  for (unsigned pass = 1; pass < how.passes; ++pass) {
+    next.off.assign(1, 0);
+    next.path.clear();
+    for (size_t r = 0; r < out.flow.size(); ++r) {
+      const Flow& fl = flows[out.flow[r]];
+      const double w = out.weight[r];
+      const size_t mark = next.path.size();
+      if (out.off[r + 1] > out.off[r]) {
+        for (uint32_t k = out.off[r]; k < out.off[r + 1]; ++k) load[out.path[k]] -= w;
+        const uint64_t part = r;  // routes of a flow are consecutive: a distinct salt each
+        if (!net.route(fl.src, fl.dst, next.path, load, salt + part, how.choice))  // cannot fail where it did not
+          next.path.insert(next.path.end(), out.path.begin() + out.off[r], out.path.begin() + out.off[r + 1]);
+        for (size_t k = mark; k < next.path.size(); ++k) load[next.path[k]] += w;
+      }
+      next.off.push_back(static_cast<uint32_t>(next.path.size()));
+    }
+    std::swap(out.off, next.off);
+    std::swap(out.path, next.path);
   }
 }
 
@@ -37,31 +73,30 @@ struct PhaseOutcome {
   bool exact = true;
 };
 
-// Time for every routed flow to send `bits` x its weight, re-solving as flows finish.
-PhaseOutcome complete(const Routes& r, std::span<const Flow> flows, std::span<const double> cap,
-                      const Allocation& first, double bits, size_t max_rounds, SolverScratch& scratch) {
+// Time for every route to send `bits` x its weight, re-solving as routes finish.
+PhaseOutcome complete(const Routes& r, std::span<const double> cap, const Allocation& first, double bits,
+                      size_t max_rounds, SolverScratch& scratch) {
   PhaseOutcome out;
   std::vector<uint32_t> active;
-  std::vector<double> left;
-  for (uint32_t f = 0; f < flows.size(); ++f)
-    if (r.off[f + 1] > r.off[f]) {
-      active.push_back(f);
-      left.push_back(bits * flows[f].weight);
+  std::vector<double> left, rate;
+  for (uint32_t k = 0; k < r.flow.size(); ++k)
+    if (r.off[k + 1] > r.off[k]) {
+      active.push_back(k);
+      left.push_back(bits * r.weight[k]);
+      rate.push_back(first.rate[k]);
     }
-  std::vector<double> rate;
-  for (uint32_t f : active) rate.push_back(first.rate[f]);
   std::vector<uint32_t> off, path;
   std::vector<double> weight;
   Allocation a;
   for (size_t round = 0; !active.empty(); ++round) {
-    if (round > 0) {  // re-solve over the flows still sending
+    if (round > 0) {  // re-solve over the routes still sending
       off.assign(1, 0);
       path.clear();
       weight.clear();
-      for (uint32_t f : active) {
-        path.insert(path.end(), r.path.begin() + r.off[f], r.path.begin() + r.off[f + 1]);
+      for (uint32_t k : active) {
+        path.insert(path.end(), r.path.begin() + r.off[k], r.path.begin() + r.off[k + 1]);
         off.push_back(static_cast<uint32_t>(path.size()));
-        weight.push_back(flows[f].weight);
+        weight.push_back(r.weight[k]);
       }
       solve_max_min(Problem{cap, off, path, weight}, a, scratch);
       rate = a.rate;
@@ -81,7 +116,7 @@ PhaseOutcome complete(const Routes& r, std::span<const Flow> flows, std::span<co
     size_t keep = 0;
     for (size_t i = 0; i < active.size(); ++i) {
       left[i] -= rate[i] * dt;
-      if (left[i] > bits * flows[active[i]].weight * 1e-9) {
+      if (left[i] > bits * r.weight[active[i]] * 1e-9) {
         active[keep] = active[i];
         left[keep] = left[i];
         ++keep;
@@ -95,13 +130,15 @@ PhaseOutcome complete(const Routes& r, std::span<const Flow> flows, std::span<co
 
 }  // namespace
 
-void solve_routes(const Net& net, const Routes& r, std::span<const Flow> flows, Allocation& out,
-                  SolverScratch& scratch) {
+void solve_routes(const Net& net, const Routes& r, Allocation& out, SolverScratch& scratch) {
   const std::vector<double> cap = capacities(net);
-  std::vector<double> weight;
-  weight.reserve(flows.size());
-  for (const Flow& f : flows) weight.push_back(f.weight);
-  solve_max_min(Problem{cap, r.off, r.path, weight}, out, scratch);
+  solve_max_min(Problem{cap, r.off, r.path, r.weight}, out, scratch);
+}
+
+std::vector<double> flow_rates(const Routes& r, const Allocation& a, size_t flows) {
+  std::vector<double> rate(flows, 0.0);
+  for (size_t k = 0; k < r.flow.size(); ++k) rate[r.flow[k]] += a.rate[k];
+  return rate;
 }
 
 TrafficResult run_phases(const Net& net, std::span<const Phase> phases, const TrafficOptions& opts) {
@@ -117,21 +154,24 @@ TrafficResult run_phases(const Net& net, std::span<const Phase> phases, const Tr
   size_t routed = 0;
   res.min_rate = std::numeric_limits<double>::infinity();
   for (const Phase& ph : phases) {
-    route_flows(net, ph.flows, opts.seed, routes);
-    solve_routes(net, routes, ph.flows, a, scratch);
+    route_flows(net, ph.flows, opts.placement, routes);
+    solve_routes(net, routes, a, scratch);
+    const std::vector<double> rates = flow_rates(routes, a, ph.flows.size());
+    std::vector<uint8_t> dead(ph.flows.size(), 0);
+    for (size_t k = 0; k < routes.flow.size(); ++k) dead[routes.flow[k]] |= routes.off[k + 1] == routes.off[k];
     res.flows += ph.flows.size();
     res.unrouted += routes.unrouted;
     double sum = 0;
     for (size_t f = 0; f < ph.flows.size(); ++f) {
-      if (routes.off[f + 1] == routes.off[f]) continue;
-      sum += a.rate[f];
-      const double rel = a.rate[f] / cap[net.cas()[ph.flows[f].src].up];
+      if (dead[f]) continue;
+      sum += rates[f];
+      const double rel = rates[f] / cap[net.cas()[ph.flows[f].src].up];
       rel_sum += rel;
       res.min_rate = std::min(res.min_rate, rel);
       ++routed;
     }
     const double bits = opts.message_bytes * 8 * ph.bytes;
-    const PhaseOutcome done = complete(routes, ph.flows, cap, a, bits, opts.max_rounds, scratch);
+    const PhaseOutcome done = complete(routes, cap, a, bits, opts.max_rounds, scratch);
     // Gb/s: a phase of bits b at rate r Gb/s takes b / (r * 1e9) s.
     const double seconds = done.seconds * 1e-9 * ph.repeat;
     res.completion_exact = res.completion_exact && done.exact;
@@ -140,7 +180,7 @@ TrafficResult run_phases(const Net& net, std::span<const Phase> phases, const Tr
     for (size_t c = 0; c < cap.size(); ++c) busy[c] += a.load[c] * w;
     rate_time += sum * w;
     total_time += w;
-    if (phases.size() == 1) res.rate = a.rate;
+    if (phases.size() == 1) res.rate = rates;
   }
   if (routed == 0) res.min_rate = 0;
   res.mean_rate = routed ? rel_sum / static_cast<double>(routed) : 0.0;

@@ -15,24 +15,41 @@
 
 namespace sim::traffic {
 
+// How adaptive switches place flows (static switches follow their LFTs whatever this says).
+struct Placement {
+  uint64_t seed = 1;                     // ties
+  Net::Choice choice = Net::Choice::path;
+  // Rounds over the flows: the first places each seeing those before it; each further one
+  // takes every flow out and places it again seeing all the others (adaptive routing
+  // settling as traffic runs).
+  unsigned passes = 3;
+  // Adaptive routing decides per packet, so one flow's packets take several ways: each flow
+  // is placed as this many equal parts (1: a flow takes one path).
+  unsigned split = 4;
+};
+
 struct TrafficOptions {
   double message_bytes = 1 << 20;  // per flow (x its weight, x the phase's share)
-  uint64_t seed = 1;               // adaptive switches' ties
+  Placement placement;
   size_t max_rounds = 64;          // re-solves per phase as flows finish; then at the rates then
 };
 
-// Flows placed in order, each routed (an adaptive switch seeing the load of those before it);
-// `paths` as CSR. Unrouted flows get an empty path.
+// Flows placed in order, each routed (an adaptive switch seeing the load of the others):
+// routes as CSR, one per flow through static switches, `split` per flow where adaptive ones
+// are (the parts of a flow are consecutive). An unrouted flow has one empty route.
 struct Routes {
   std::vector<uint32_t> off{0};
   std::vector<ChannelId> path;
-  size_t unrouted = 0;
+  std::vector<uint32_t> flow;  // route -> its flow
+  std::vector<double> weight;  // route -> its flow's weight x its part
+  size_t unrouted = 0;         // flows
 };
-void route_flows(const Net& net, std::span<const Flow> flows, uint64_t seed, Routes& out);
+void route_flows(const Net& net, std::span<const Flow> flows, const Placement& how, Routes& out);
 
-// Max-min rates of flows already routed, with capacities from the net (Gb/s).
-void solve_routes(const Net& net, const Routes& r, std::span<const Flow> flows, Allocation& out,
-                  SolverScratch& scratch);
+// Max-min rates of the routes (Gb/s, capacities from the net), by route.
+void solve_routes(const Net& net, const Routes& r, Allocation& out, SolverScratch& scratch);
+// A flow's rate: the sum of its routes'.
+std::vector<double> flow_rates(const Routes& r, const Allocation& a, size_t flows);
 
 struct TrafficResult {
   size_t flows = 0;               // over all phases

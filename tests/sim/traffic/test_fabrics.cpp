@@ -160,3 +160,29 @@ TEST_CASE("traffic: the same seed gives the same figures, whatever the thread co
   CHECK(one.min <= one.mean);
   CHECK(one.max >= one.mean);
 }
+
+TEST_CASE("traffic: adaptive switches that see only their own port recover less than those that see the path") {
+  const Routed cut(degraded(3, 8, 0.1, 5), "ftree");
+  const Routed adaptive(degraded(3, 8, 0.1, 5), "ftree", "adaptive-hint");
+  EbbOptions o{.bisections = 10, .seed = 1};
+  const double statik = effective_bisection_bandwidth(cut.net(), o).mean;
+  o.placement.choice = Net::Choice::local;
+  const double local = effective_bisection_bandwidth(adaptive.net(), o).mean;
+  o.placement.choice = Net::Choice::path;
+  o.placement.passes = 1;
+  const double one_pass = effective_bisection_bandwidth(adaptive.net(), o).mean;
+  MESSAGE("EBB degraded static ", statik, ", adaptive local ", local, ", path one pass ", one_pass);
+  CHECK(local > statik);
+  CHECK(one_pass > local);
+}
+
+TEST_CASE("traffic: adaptive switches on a complete tree come near full bisection bandwidth") {
+  const Routed statik(tree(3, 8), "ftree");
+  const Routed adaptive(tree(3, 8), "ftree", "adaptive-hint");
+  const EbbOptions o{.bisections = 10, .seed = 2};
+  const double s = effective_bisection_bandwidth(statik.net(), o).mean;
+  const double a = effective_bisection_bandwidth(adaptive.net(), o).mean;
+  MESSAGE("EBB complete static ", s, ", adaptive ", a);
+  CHECK(a > 0.85);
+  CHECK(a > s + 0.2);
+}
