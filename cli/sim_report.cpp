@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cli/json.h"
 
 namespace cli {
@@ -79,6 +81,7 @@ std::string text_summary(const std::string& fabric, const SimOutcome& o, long rs
     s += fmt::format("deadlock    channel dependency graph {} ({} dependencies)\n",
                      m.cdg_acyclic ? "acyclic: deadlock-free on one VL" : "HAS A CYCLE", m.cdg_edges);
   }
+  if (o.traffic) s += text_traffic(*o.traffic);
   s += fmt::format("total       {:.2f} s wall (build {:.2f}, SM {:.2f}, verify {:.2f}{}), peak RSS {} MB\n",
                    o.build_s + o.sm_s + o.verify_s + o.metrics_s, o.build_s, o.sm_s, o.verify_s,
                    o.metrics ? fmt::format(", metrics {:.2f}", o.metrics_s) : "", rss_kb / 1024);
@@ -113,6 +116,27 @@ std::string text_comparison(const std::string& fabric, const std::vector<SimOutc
   row("deadlock-free (acyclic CDG)", [](const SimOutcome& o) {
     return measured(o) ? std::string(measured(o)->cdg_acyclic ? "yes" : "NO") : "-";
   });
+  if (std::any_of(runs.begin(), runs.end(), [](const SimOutcome& o) { return o.traffic.has_value(); })) {
+    auto traffic = [](const SimOutcome& o) { return o.up && o.traffic ? &*o.traffic : nullptr; };
+    row("EBB (mean over bisections)", [&](const SimOutcome& o) {
+      return traffic(o) && traffic(o)->ebb ? fmt::format("{:.4f}", traffic(o)->ebb->mean) : "-";
+    });
+    row("EBB min / max", [&](const SimOutcome& o) {
+      return traffic(o) && traffic(o)->ebb ? fmt::format("{:.3f}/{:.3f}", traffic(o)->ebb->min, traffic(o)->ebb->max) : "-";
+    });
+    row("traffic throughput (Gb/s)", [&](const SimOutcome& o) {
+      return traffic(o) ? fmt::format("{:.1f}", traffic(o)->result.aggregate_gbps) : "-";
+    });
+    row("traffic flow rate (mean)", [&](const SimOutcome& o) {
+      return traffic(o) ? fmt::format("{:.4f}", traffic(o)->result.mean_rate) : "-";
+    });
+    row("traffic completion (ms)", [&](const SimOutcome& o) {
+      return traffic(o) ? fmt::format("{:.3f}", traffic(o)->result.completion_s * 1e3) : "-";
+    });
+    row("max link utilisation", [&](const SimOutcome& o) {
+      return traffic(o) ? fmt::format("{:.3f}", traffic(o)->result.max_utilisation) : "-";
+    });
+  }
   row("routing time (ms)", [](const SimOutcome& o) { return fmt::format("{:.1f}", o.sweep.routing.wall_ms); });
   bool any_failed = false;
   for (const auto& o : runs)
@@ -121,6 +145,14 @@ std::string text_comparison(const std::string& fabric, const std::vector<SimOutc
                        o.sweep.failure.empty() ? "the subnet did not come up" : o.sweep.failure);
       any_failed = true;
     }
+  for (const auto& o : runs) {  // what traffic ran, once
+    if (!o.traffic) continue;
+    const TrafficOutcome& t = *o.traffic;
+    s += fmt::format("\ntraffic {} over {} CAs, seed {}{}{}\n", t.pattern, t.cas, t.seed,
+                     t.ebb ? fmt::format(", {} bisections", t.ebb->bisections) : "",
+                     t.adaptive ? ", adaptive switches" : ", static routing");
+    break;
+  }
   for (const auto& o : runs) {  // the first measured engine says how the shifts were sampled
     if (!measured(o)) continue;
     if (measured(o)->shifts_sampled)
@@ -163,6 +195,7 @@ Json json_outcome(const SimOutcome& o) {
                  {"routing", phase(r.routing)}, {"programming", phase(r.programming)},
                  {"verify", {{"wall_ms", rounded(o.verify_s * 1e3, 3)}}}};
   j["metrics"] = std::move(metrics);
+  j["traffic"] = o.traffic ? json_traffic(*o.traffic) : Json(nullptr);
   j["commit_ms"] = rounded(o.commit_ms, 1);
   j["store_error"] = o.store_error;
   j["build_s"] = rounded(o.build_s, 3);

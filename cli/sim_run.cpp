@@ -72,6 +72,13 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
     if (manager.sweeping()) return false;
     return manager.subnet_up() || manager.sweeps() >= static_cast<uint64_t>(o.max_sweeps);
   });
+  if (loop && manager.subnet_up() && !o.traffic.pattern.empty()) {
+    progress.phase("traffic");
+    const std::shared_ptr<const sm::Subnet> published = manager.subnet();
+    auto t = run_traffic(f, published.get(), o.traffic);
+    if (!t) return std::unexpected(t.error());
+    out.traffic = std::move(*t);
+  }
   if (loop && manager.subnet_up() && o.counter_sweeps > 0) {
     progress.phase("counter sweeps");
     const int64_t db_before = file_bytes(o.db);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/sim_traffic.h"
 #include "mad/transactions.h"
 #include "sim/metrics.h"
 #include "sim/spec.h"
@@ -35,6 +36,8 @@ struct SimRunOptions {
   // M_Key protection (the simulated SMAs enforce it): per-port keys from this secret.
   sm::mkey::Secret m_key_secret;
   uint8_t m_key_protect = 1;
+  // After SUBNET UP (before any counter sweeps), this traffic over the fabric.
+  TrafficRunOptions traffic;
 };
 
 struct NamedLinkLoad {
@@ -65,6 +68,7 @@ struct SimOutcome {
   int64_t counters_db_bytes = 0;
   double counters_commit_ms = 0;  // the last counter sweep's store commit
   std::string store_error;  // --db: the last commit's error (nothing of the sweep is stored)
+  std::optional<TrafficOutcome> traffic;  // --traffic, once the subnet was up
 
   bool ok() const { return up && verify.all_routed() && verify.ports_not_active == 0 && store_error.empty(); }
 };
