@@ -96,7 +96,7 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
   service.flush();
   out.commit_ms = service.store_status().last_commit_ms;
   out.store_error = service.store_status().error;
-  out.sm_s = seconds_since(t_sm);
+  out.sm_s = seconds_since(t_sm) - (out.traffic ? out.traffic->wall_s : 0.0);  // the traffic's own time apart
   if (!loop) return std::unexpected(loop.error());
   progress.phase("verifying");
   const auto t_verify = std::chrono::steady_clock::now();

@@ -160,11 +160,12 @@ struct Net::Search {
   double best_worst = 0, best_sum = 0;
   bool found = false;
   size_t budget = 1u << 14;  // switches visited; then only the first alternative of each
+  unsigned fanout = 4;
   std::vector<uint8_t> order;
 };
 
-// Depth-first over the alternatives, the LFT's port first and the others in a seeded order,
-// keeping the first path of the least (busiest channel, total load).
+// Depth-first over the alternatives, the LFT's port first and a few others from a seeded
+// place in the group, keeping the first path of the least (busiest channel, total load).
 void Net::search(Search& q, uint32_t s, double worst, double sum, int depth) const {
   if (depth >= 64) return;  // a loop among the alternatives: no route this way
   if (q.budget) --q.budget;
@@ -172,12 +173,13 @@ void Net::search(Search& q, uint32_t s, double worst, double sum, int depth) con
   const std::span<const uint8_t> group = ar_[s] ? ar_[s]->ports(q.lid) : std::span<const uint8_t>{};
   const size_t base = q.order.size();
   q.order.push_back(lft_port);
-  if (group.size() >= 2) {
-    for (uint8_t p : group)
+  if (group.size() >= 2) {  // then fanout - 1 others, from a seeded place in the group on
+    const size_t n = group.size();
+    const size_t start = mix(q.salt ^ (uint64_t{s} << 20)) % n;
+    for (size_t k = 0; k < n && q.order.size() - base < std::max(1u, q.fanout); ++k) {
+      const uint8_t p = group[(start + k) % n];
       if (p != lft_port) q.order.push_back(p);
-    std::sort(q.order.begin() + static_cast<std::ptrdiff_t>(base) + 1, q.order.end(), [&](uint8_t a, uint8_t b) {
-      return mix(q.salt ^ (uint64_t{s} << 20) ^ a) < mix(q.salt ^ (uint64_t{s} << 20) ^ b);
-    });
+    }
   }
   const size_t end = q.order.size();
   for (size_t k = base; k < end; ++k) {
@@ -206,8 +208,9 @@ void Net::search(Search& q, uint32_t s, double worst, double sum, int depth) con
 }
 
 bool Net::route_lookahead(uint32_t src, uint32_t dst, std::vector<ChannelId>& path, std::span<const double> load,
-                          uint64_t salt) const {
+                          uint64_t salt, unsigned fanout) const {
   thread_local Search q;
+  q.fanout = fanout;
   q.dst = dst;
   q.lid = cas_[dst].lid;
   q.load = load;
@@ -225,11 +228,11 @@ bool Net::route_lookahead(uint32_t src, uint32_t dst, std::vector<ChannelId>& pa
 }
 
 bool Net::route(uint32_t src, uint32_t dst, std::vector<ChannelId>& path, std::span<const double> load,
-                uint64_t salt, Choice choice) const {
+                uint64_t salt, Choice choice, unsigned fanout) const {
   const size_t mark = path.size();
   const CaEnd& d = cas_[dst];
   if (d.lid == 0 || src == dst) return false;
-  if (choice == Choice::path && !load.empty() && adaptive_count_ > 0) return route_lookahead(src, dst, path, load, salt);
+  if (choice == Choice::path && !load.empty() && adaptive_count_ > 0) return route_lookahead(src, dst, path, load, salt, fanout);
   path.push_back(cas_[src].up);
   uint32_t s = cas_[src].leaf;
   for (int guard = 0; guard < 64; ++guard) {

@@ -69,8 +69,11 @@ class Net {
   // as it was) when the walk is dropped or loops. `load` (by channel, optional with static
   // switches) is what adaptive switches compare; `salt` breaks their ties deterministically.
   enum class Choice : uint8_t { path, local };
+  // With Choice::path an adaptive switch weighs its LFT's port and `fanout` - 1 others of the
+  // group (in an order seeded by `salt`, so each flow sees its own few), as hardware samples a
+  // few queues rather than all: radix-32 trees have 256 ways up and down.
   bool route(uint32_t src, uint32_t dst, std::vector<ChannelId>& path, std::span<const double> load = {},
-             uint64_t salt = 0, Choice choice = Choice::path) const;
+             uint64_t salt = 0, Choice choice = Choice::path, unsigned fanout = 4) const;
   bool has_adaptive() const { return adaptive_count_ > 0; }
 
  private:
@@ -86,7 +89,7 @@ class Net {
   struct Search;
   void search(Search& q, uint32_t s, double worst, double sum, int depth) const;
   bool route_lookahead(uint32_t src, uint32_t dst, std::vector<ChannelId>& path, std::span<const double> load,
-                       uint64_t salt) const;
+                       uint64_t salt, unsigned fanout) const;
 
   std::vector<uint32_t> hop_base_;  // switch -> index of its port 0 in hops_
   std::vector<uint8_t> port_count_;

@@ -26,7 +26,7 @@ void route_flows(const Net& net, std::span<const Flow> flows, const Placement& h
     const double w = flows[f].weight / parts;
     for (unsigned j = 0; j < parts; ++j) {
       const size_t mark = out.path.size();
-      const bool ok = net.route(flows[f].src, flows[f].dst, out.path, load, salt + uint64_t{f} * parts + j, how.choice);
+      const bool ok = net.route(flows[f].src, flows[f].dst, out.path, load, salt + uint64_t{f} * parts + j, how.choice, how.fanout);
       for (size_t k = mark; k < out.path.size(); ++k) load[out.path[k]] += w;
       out.off.push_back(static_cast<uint32_t>(out.path.size()));
       out.flow.push_back(f);
@@ -48,7 +48,7 @@ void route_flows(const Net& net, std::span<const Flow> flows, const Placement& h
       if (out.off[r + 1] > out.off[r]) {
         for (uint32_t k = out.off[r]; k < out.off[r + 1]; ++k) load[out.path[k]] -= w;
         const uint64_t part = r;  // routes of a flow are consecutive: a distinct salt each
-        if (!net.route(fl.src, fl.dst, next.path, load, salt + part, how.choice))  // cannot fail where it did not
+        if (!net.route(fl.src, fl.dst, next.path, load, salt + part, how.choice, how.fanout))  // cannot fail where it did not
           next.path.insert(next.path.end(), out.path.begin() + out.off[r], out.path.begin() + out.off[r + 1]);
         for (size_t k = mark; k < next.path.size(); ++k) load[next.path[k]] += w;
       }

@@ -26,6 +26,7 @@ struct Placement {
   // Adaptive routing decides per packet, so one flow's packets take several ways: each flow
   // is placed as this many equal parts (1: a flow takes one path).
   unsigned split = 4;
+  unsigned fanout = 4;  // Choice::path: ports weighed at each adaptive switch (see Net::route)
 };
 
 struct TrafficOptions {
