@@ -87,8 +87,11 @@ mad::Result<TrafficOutcome> run_traffic(sim::SimFabric& f, const sm::Subnet* sub
     out.hottest.push_back(HotLink{net.node_name(ch.from), ch.from_port, net.node_name(ch.to), ch.to_port,
                                   out.result.utilisation[c], ch.gbps});
   }
+  // The counters run with it from now on (virtual time), for the PerfMgr to read.
+  if (auto r = f.set_traffic(tr::port_rates(net, out.result)); !r) return std::unexpected(r.error());
   out.result.utilisation.clear();
   out.result.rate.clear();
+  out.result.demand.clear();
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

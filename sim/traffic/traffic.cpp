@@ -147,6 +147,7 @@ TrafficResult run_phases(const Net& net, std::span<const Phase> phases, const Tr
   const std::vector<double> cap = capacities(net);
   res.utilisation.assign(cap.size(), 0.0);
   std::vector<double> busy(cap.size(), 0.0);  // Gb/s x seconds per channel
+  std::vector<double> want(cap.size(), 0.0);  // the same of the demand
   SolverScratch scratch;
   Routes routes;
   Allocation a;
@@ -178,6 +179,11 @@ TrafficResult run_phases(const Net& net, std::span<const Phase> phases, const Tr
     res.completion_s += seconds;
     const double w = phases.size() == 1 ? 1.0 : seconds;
     for (size_t c = 0; c < cap.size(); ++c) busy[c] += a.load[c] * w;
+    for (size_t k = 0; k < routes.flow.size(); ++k) {
+      const Flow& fl = ph.flows[routes.flow[k]];
+      const double offered = cap[net.cas()[fl.src].up] * routes.weight[k] / fl.weight;  // its part of the line rate
+      for (uint32_t j = routes.off[k]; j < routes.off[k + 1]; ++j) want[routes.path[j]] += offered * w;
+    }
     rate_time += sum * w;
     total_time += w;
     if (phases.size() == 1) res.rate = rates;
@@ -186,7 +192,9 @@ TrafficResult run_phases(const Net& net, std::span<const Phase> phases, const Tr
   res.mean_rate = routed ? rel_sum / static_cast<double>(routed) : 0.0;
   if (total_time > 0 && std::isfinite(total_time)) {
     res.aggregate_gbps = rate_time / total_time;
+    res.demand.assign(cap.size(), 0.0);
     for (size_t c = 0; c < cap.size(); ++c) {
+      res.demand[c] = want[c] / total_time;
       res.utilisation[c] = busy[c] / total_time / cap[c];
       res.max_utilisation = std::max(res.max_utilisation, res.utilisation[c]);
     }
@@ -197,6 +205,20 @@ TrafficResult run_phases(const Net& net, std::span<const Phase> phases, const Tr
 TrafficResult run_flows(const Net& net, std::span<const Flow> flows, const TrafficOptions& opts) {
   const Phase one{std::vector<Flow>(flows.begin(), flows.end()), 1, 1};
   return run_phases(net, std::span<const Phase>(&one, 1), opts);
+}
+
+std::vector<PortRate> port_rates(const Net& net, const TrafficResult& r) {
+  std::vector<PortRate> out;
+  for (ChannelId c = 0; c < r.utilisation.size(); ++c) {
+    const double u = r.utilisation[c];
+    if (!(u > 0)) continue;
+    const Channel& ch = net.channels()[c];
+    const double d = c < r.demand.size() ? r.demand[c] : 0.0;
+    const double wait = u >= 0.999 && d > ch.gbps ? 1.0 - ch.gbps / d : 0.0;
+    out.push_back(PortRate{ch.from, ch.from_port, u * ch.gbps, 0.0, wait});
+    out.push_back(PortRate{ch.to, ch.to_port, 0.0, u * ch.gbps, 0.0});
+  }
+  return out;
 }
 
 std::vector<ChannelId> hottest(std::span<const double> utilisation, size_t n) {

@@ -64,10 +64,19 @@ struct TrafficResult {
   double max_utilisation = 0;
   std::vector<double> utilisation;  // by channel: load / capacity (several phases: time-weighted)
   std::vector<double> rate;         // by flow, Gb/s, at the start (a single phase only)
+  // By channel: what its flows would send, each at its source's link rate (Gb/s; several
+  // phases: time-weighted). Above the capacity, the channel is a point of congestion.
+  std::vector<double> demand;
 };
 
 TrafficResult run_phases(const Net& net, std::span<const Phase> phases, const TrafficOptions& opts);
 TrafficResult run_flows(const Net& net, std::span<const Flow> flows, const TrafficOptions& opts);
+
+// The traffic's rates on the ports of a net made by Net::of (node references are the
+// fabric's), for SimFabric::set_traffic: each channel's load out of its sending port and into
+// its receiving one, and, on a full channel whose flows would send more, the waiting it causes
+// at the sender: 1 - capacity / demand.
+std::vector<PortRate> port_rates(const Net& net, const TrafficResult& r);
 
 // The `n` busiest channels, busiest first (ties by channel id).
 std::vector<ChannelId> hottest(std::span<const double> utilisation, size_t n);

@@ -186,3 +186,39 @@ TEST_CASE("traffic: adaptive switches on a complete tree come near full bisectio
   CHECK(a > 0.85);
   CHECK(a > s + 0.2);
 }
+
+TEST_CASE("traffic: the port rates for the PMA: loads each way, waiting where a full link is wanted more") {
+  simtest::Hand h(simtest::spec({"H1", "H2", "H3", "H4", "S1", "S2"},
+                                {{"H1", 1, "S1", 1}, {"H2", 1, "S1", 2}, {"H3", 1, "S2", 1}, {"H4", 1, "S2", 2}, {"S1", 5, "S2", 5}}));
+  h.lid("H1", 1); h.lid("H2", 2); h.lid("H3", 3); h.lid("H4", 4);
+  h.activate_all();
+  h.lft("S1", {0xFF, 1, 2, 5, 5});
+  h.lft("S2", {0xFF, 5, 5, 1, 2});
+  const Net net = Net::of(*h.f);
+  auto ca = [&](const char* n) { return net.find_cas(n).front(); };
+  const std::vector<Flow> flows{{ca("H1"), ca("H3")}, {ca("H2"), ca("H4")}};
+  const TrafficResult r = run_flows(net, flows, {});
+  const std::vector<sim::PortRate> rates = port_rates(net, r);
+  const sim::NodeIdx s1 = *h.f->find("S1"), s2 = *h.f->find("S2"), h1 = *h.f->find("H1");
+  bool cable = false, into_s2 = false, source = false;
+  for (const sim::PortRate& p : rates) {
+    if (p.node == s1 && p.port == 5) {  // the shared cable: full, wanted twice over
+      cable = true;
+      CHECK(p.xmit_gbps == doctest::Approx(32.0));
+      CHECK(p.xmit_wait == doctest::Approx(0.5));
+    }
+    if (p.node == s2 && p.port == 5) {
+      into_s2 = true;
+      CHECK(p.rcv_gbps == doctest::Approx(32.0));
+    }
+    if (p.node == h1 && p.port == 1) {  // half its link, and not waiting on its own link
+      source = true;
+      CHECK(p.xmit_gbps == doctest::Approx(16.0));
+      CHECK(p.xmit_wait == 0.0);
+    }
+  }
+  CHECK(cable);
+  CHECK(into_s2);
+  CHECK(source);
+  REQUIRE(h.f->set_traffic(rates));
+}
