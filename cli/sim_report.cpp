@@ -82,6 +82,9 @@ std::string text_summary(const std::string& fabric, const SimOutcome& o, long rs
                      m.cdg_acyclic ? "acyclic: deadlock-free on one VL" : "HAS A CYCLE", m.cdg_edges);
   }
   if (o.traffic) s += text_traffic(*o.traffic);
+  if (o.perf_busiest)
+    s += fmt::format("perfmgr saw \"{}\"[{}] sending most: {:.1f} Gb/s, PortXmitWait {:.0f}/s\n", o.perf_busiest->node,
+                     o.perf_busiest->port, o.perf_busiest->xmit_gbps, o.perf_busiest->xmit_wait_per_s);
   const double traffic_s = o.traffic ? o.traffic->wall_s : 0.0;
   s += fmt::format("total       {:.2f} s wall (build {:.2f}, SM {:.2f}, verify {:.2f}{}{}), peak RSS {} MB\n",
                    o.build_s + o.sm_s + o.verify_s + o.metrics_s + traffic_s, o.build_s, o.sm_s, o.verify_s,
@@ -198,6 +201,10 @@ Json json_outcome(const SimOutcome& o) {
                  {"verify", {{"wall_ms", rounded(o.verify_s * 1e3, 3)}}}};
   j["metrics"] = std::move(metrics);
   j["traffic"] = o.traffic ? json_traffic(*o.traffic) : Json(nullptr);
+  if (o.perf_busiest)
+    j["traffic"]["perfmgr_busiest"] = {{"node", o.perf_busiest->node}, {"port", o.perf_busiest->port},
+                                       {"xmit_gbps", rounded(o.perf_busiest->xmit_gbps, 3)},
+                                       {"xmit_wait_per_s", rounded(o.perf_busiest->xmit_wait_per_s, 1)}};
   j["commit_ms"] = rounded(o.commit_ms, 1);
   j["store_error"] = o.store_error;
   j["build_s"] = rounded(o.build_s, 3);

@@ -85,6 +85,15 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
     const auto t_counters = std::chrono::steady_clock::now();
     service.on_counters = [&](const std::shared_ptr<const sm::perfmgr::Snapshot>& snap) {
       out.counters.push_back(snap->sweep);
+      if (out.traffic) {
+        using sm::perfmgr::Counter, sm::perfmgr::index;
+        out.perf_busiest.reset();
+        for (const auto& p : snap->ports) {
+          const double gbps = p.rates[index(Counter::xmit_data)] * 8 / 1e9;
+          if (p.has_rates && (!out.perf_busiest || gbps > out.perf_busiest->xmit_gbps))
+            out.perf_busiest = SimOutcome::PerfSeen{p.local.description, p.local.port, gbps, p.rates[index(Counter::xmit_wait)]};
+        }
+      }
       out.counters_commit_ms = service.store_status().last_counters_ms;
     };
     loop = mad::run_loop(service, transport, [&] {

@@ -69,6 +69,15 @@ struct SimOutcome {
   double counters_commit_ms = 0;  // the last counter sweep's store commit
   std::string store_error;  // --db: the last commit's error (nothing of the sweep is stored)
   std::optional<TrafficOutcome> traffic;  // --traffic, once the subnet was up
+  // --traffic with --perfmgr: the port the PerfMgr's last sweep saw sending most (its own
+  // rates, from the simulated PMAs), to set beside the traffic model's hottest link.
+  struct PerfSeen {
+    std::string node;
+    unsigned port = 0;
+    double xmit_gbps = 0;
+    double xmit_wait_per_s = 0;  // PortXmitWait ticks per second
+  };
+  std::optional<PerfSeen> perf_busiest;
 
   bool ok() const { return up && verify.all_routed() && verify.ports_not_active == 0 && store_error.empty(); }
 };
