@@ -107,14 +107,9 @@ Net Net::of(const SimFabric& f, bool adaptive_all) {
     if ((sw.adaptive || adaptive_all) && !sw.ar.empty()) ar[id] = &sw.ar;
   }
   Net n = from_wiring(t.topo, fabric::wire(t.topo, t.lfts), ar, t.sim_node);
+  n.names_.resize(f.nodes().size());  // removed nodes too: references are the fabric's indices
   for (size_t i = 0; i < f.nodes().size(); ++i) n.names_[i] = f.node(static_cast<NodeIdx>(i)).name;
   return n;
-}
-
-uint32_t Net::find_ca(uint32_t node, uint8_t port) const {
-  for (uint32_t i = 0; i < cas_.size(); ++i)
-    if (cas_[i].node == node && cas_[i].port == port) return i;
-  return UINT32_MAX;
 }
 
 std::vector<uint32_t> Net::find_cas(std::string_view name) const {

@@ -60,8 +60,6 @@ class Net {
   std::span<const Channel> channels() const { return channels_; }
   const std::string& node_name(uint32_t ref) const { return names_[ref]; }
   size_t adaptive_switches() const { return adaptive_count_; }
-  // The CA whose port is (node reference, port), or UINT32_MAX.
-  uint32_t find_ca(uint32_t node, uint8_t port) const;
   // The CA ports of a node by name (several for a multi-port CA), in port order.
   std::vector<uint32_t> find_cas(std::string_view name) const;
 

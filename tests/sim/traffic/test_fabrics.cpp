@@ -222,3 +222,16 @@ TEST_CASE("traffic: the port rates for the PMA: loads each way, waiting where a 
   CHECK(source);
   REQUIRE(h.f->set_traffic(rates));
 }
+
+TEST_CASE("traffic: a removed node is no CA, and still has its name") {
+  simtest::Hand h(simtest::spec({"S1", "H1", "H2", "H3"}, {{"H1", 1, "S1", 1}, {"H2", 1, "S1", 2}, {"H3", 1, "S1", 3}}));
+  h.lid("H1", 1); h.lid("H2", 2); h.lid("H3", 3);
+  h.activate_all();
+  h.lft("S1", {0xFF, 1, 2, 3});
+  const sim::NodeIdx h3 = *h.f->find("H3");  // the last node index
+  REQUIRE(h.f->remove_node(h3));
+  const Net net = Net::of(*h.f);
+  CHECK(net.cas().size() == 2);
+  CHECK(net.node_name(h3) == "H3");
+  CHECK(net.find_cas("H3").empty());
+}
