@@ -235,3 +235,37 @@ TEST_CASE("traffic: a removed node is no CA, and still has its name") {
   CHECK(net.node_name(h3) == "H3");
   CHECK(net.find_cas("H3").empty());
 }
+
+TEST_CASE("traffic: adaptive routing per switch in the sim API, and what a switch's AR table may hold") {
+  // H1, H2 on S1; H3 on S2; two cables S1[5]-S2[5] and S1[6]-S2[6].
+  simtest::Hand h(simtest::spec({"H1", "H2", "H3", "S1", "S2"},
+                                {{"H1", 1, "S1", 1}, {"H2", 1, "S1", 2}, {"H3", 1, "S2", 1}, {"S1", 5, "S2", 5}, {"S1", 6, "S2", 6}}));
+  h.lid("H1", 1); h.lid("H2", 2); h.lid("H3", 3);
+  h.activate_all();
+  h.lft("S1", {0xFF, 1, 2, 5});  // both to H3 by port 5
+  h.lft("S2", {0xFF, 5, 5, 1});
+  for (const char* sw : {"S1", "S2"})
+    for (int p : {5, 6}) h.n(sw).ports[p].width_active = sim::width::x1;  // cables at 8 Gb/s, CAs at 32
+  sim::SimFabric& f = *h.f;
+  const sim::NodeIdx s1 = *f.find("S1"), h1 = *f.find("H1");
+  fabric::ArTable t{{{}, {5, 6}}, {0, 0, 0, 1}};  // LID 3: ports 5 or 6
+  CHECK_FALSE(f.set_ar_table(h1, t));
+  CHECK_FALSE(f.set_adaptive(h1, true));
+  CHECK_FALSE(f.set_ar_table(s1, fabric::ArTable{{{}, {5, 9}}, {0, 0, 0, 1}}));  // S1 has 8 ports
+  REQUIRE(f.set_ar_table(s1, t));
+  auto ca = [](const Net& n, const char* name) { return n.find_cas(name).front(); };
+  const Net off = Net::of(f);
+  CHECK(off.adaptive_switches() == 0);  // a table, but not switched on
+  const std::vector<Flow> two{{ca(off, "H1"), ca(off, "H3")}, {ca(off, "H2"), ca(off, "H3")}};
+  const auto statik = run_flows(off, two, {});
+  CHECK(statik.aggregate_gbps == doctest::Approx(8.0));  // both on cable 5, 1x QDR
+  REQUIRE(f.set_adaptive(s1, true));
+  const Net on = Net::of(f);
+  CHECK(on.adaptive_switches() == 1);
+  const auto spread = run_flows(on, two, {.placement = {.split = 1}});
+  CHECK(spread.aggregate_gbps == doctest::Approx(16.0));  // one flow on each cable
+  CHECK(Net::of(f, true).adaptive_switches() == 1);  // S2 has no table
+  REQUIRE(f.set_adaptive(s1, false));
+  CHECK(Net::of(f, true).adaptive_switches() == 1);  // every switch with a table, on or not
+  CHECK(Net::of(f).adaptive_switches() == 0);
+}
