@@ -6,8 +6,9 @@
 //  - local: the port whose own channel is least loaded;
 //  - path (the default): the port whose way on to the destination is least congested, as
 //    credit back-pressure shows it at the choosing switch (a full link downstream fills the
-//    queues behind it): the alternatives' paths compared by their busiest channel, then by
-//    their total load. Later adaptive switches on the way choose again the same way.
+//    queues behind it): the paths through the LFT's port and a few others of the group
+//    compared by their busiest channel, then by their total load; later adaptive switches on
+//    the way choose the same way.
 // Ties go to the LFT's port, then to a seeded hash, so placement is deterministic.
 #pragma once
 
@@ -16,9 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "fabric/ar_table.h"
 #include "fabric/topology.h"
 #include "fabric/wiring.h"
-#include "fabric/ar_table.h"
 #include "sim/fabric.h"
 
 namespace sim::traffic {
@@ -53,7 +54,8 @@ class Net {
                    std::span<const fabric::ArTable* const> adaptive = {});
   // Over the simulated fabric as it is now (its present nodes, live links, LFTs and the AR
   // tables of switches with adaptive on; `adaptive_all` makes every switch that has an AR
-  // table adaptive). Node references are the fabric's NodeIdx. Borrows the fabric's LFTs.
+  // table adaptive). Node references are the fabric's NodeIdx. Borrows the fabric's LFTs and
+  // AR tables: change neither while the Net is in use.
   static Net of(const SimFabric& f, bool adaptive_all = false);
 
   std::span<const CaEnd> cas() const { return cas_; }
