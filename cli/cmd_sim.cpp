@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -29,6 +30,8 @@ namespace {
 
 struct Args {
   std::string topology, fat_tree, compare, link_loads, plot, log_level = "warn", secret_file, serve, token_file, import_lfts;
+  double message_size = 1 << 20;
+  int bisections = 20;
   int protect = 1;
   bool json = false;
   SimRunOptions run;
@@ -87,7 +90,12 @@ int cmd_sim(int argc, char** argv) {
       ("sm-node", po::value(&a.run.sm_node), "node the SM is attached to (default: the first node, as ibsim)")
       ("window", po::value(&a.run.window)->default_value(a.run.window), "SMPs in flight")
       ("loss", po::value(&a.run.loss)->default_value(a.run.loss), "fraction of MADs lost")
-      ("seed", po::value(&a.run.seed)->default_value(a.run.seed), "seed for losses")
+      ("seed", po::value(&a.run.seed)->default_value(a.run.seed), "seed for losses, random traffic patterns and bisections, adaptive ties")
+      ("traffic", po::value(&a.run.traffic.pattern), "after SUBNET UP, run a traffic pattern over the switches' LFTs: all-to-all, shift:K, "
+                                                     "random-permutation, random-bisection (EBB), allreduce-ring[:random], allreduce-rd[:random], incast:N, file:PATH")
+      ("message-size", po::value(&a.message_size)->default_value(a.message_size), "bytes per flow for the completion time")
+      ("bisections", po::value(&a.bisections)->default_value(a.bisections), "random-bisection: bisections the EBB is the mean of")
+      ("adaptive", po::bool_switch(&a.run.traffic.adaptive), "with --traffic: every switch routes adaptively over the AR groups (the engine's, else adaptive-hint's)")
       ("max-sweeps", po::value(&a.run.max_sweeps)->default_value(a.run.max_sweeps), "give up after this many sweeps")
       ("m-key-secret-file", po::value(&a.secret_file), "M_Key protection: per-port keys from this secret file (mode 0600), as m_key_secret_file")
       ("m-key-protection-level", po::value(&a.protect)->default_value(a.protect), "M_KeyProtectBits with --m-key-secret-file: 0 or 1")
@@ -125,6 +133,12 @@ int cmd_sim(int argc, char** argv) {
     bad = fmt::format("--perfmgr {}: must be 1 or more", a.run.counter_sweeps);
   else if (!a.serve.empty() && !a.compare.empty()) bad = "--serve shows one run: not with --compare";
   else if (!a.token_file.empty() && a.serve.empty()) bad = "--web-token-file goes with --serve";
+  else if (!(a.message_size > 0) || !std::isfinite(a.message_size))
+    bad = fmt::format("--message-size {}: must be above 0", a.message_size);
+  else if (a.bisections < 1) bad = fmt::format("--bisections {}: must be 1 or more", a.bisections);
+  else if (a.run.traffic.pattern.empty() && a.run.traffic.adaptive) bad = "--adaptive needs --traffic";
+  else if (!a.run.traffic.pattern.empty())
+    if (auto p = sim::traffic::parse_pattern(a.run.traffic.pattern); !p) bad = p.error().message;
   SimServeOptions serve;
   if (bad.empty() && !a.serve.empty()) {
     auto at = parse_listen_address(a.serve);
@@ -150,6 +164,9 @@ int cmd_sim(int argc, char** argv) {
     for (const auto& e : engines)
       if (e.starts_with("lfts:")) {
         if (e.size() == 5 && bad.empty()) bad = "lfts: names a dump file (lfts:FILE)";
+        // Both address ports by this SM's LIDs, which the dump replaces.
+        if (bad.empty() && (a.run.counter_sweeps > 0 || a.run.traffic.adaptive))
+          bad = "an imported dump (--import-lfts, lfts:) goes without --perfmgr and --adaptive: they need this SM's LIDs";
       } else if (auto c = routing::parse_chain(e); !c && bad.empty()) {
         bad = c.error().message;
       }
@@ -180,7 +197,12 @@ int cmd_sim(int argc, char** argv) {
     return kExitUsage;
   }
   if (!a.serve.empty())
-    a.run.serve = [serve](const service::Service& svc, const sim::SimFabric& f) { return serve_sim(svc, f, serve); };
+    a.run.serve = [serve](const service::Service& svc, const sim::SimFabric& f, const SimOutcome& out) {
+      return serve_sim(svc, f, out, serve);
+    };
+  a.run.traffic.message_bytes = a.message_size;
+  a.run.traffic.bisections = static_cast<size_t>(a.bisections);
+  a.run.traffic.seed = a.run.seed;
   if (!a.link_loads.empty() || !a.plot.empty()) a.run.metrics = a.run.link_loads = true;
   if (!a.compare.empty()) a.run.metrics = true;
   a.run.progress = isatty(STDERR_FILENO) != 0;
@@ -190,6 +212,12 @@ int cmd_sim(int argc, char** argv) {
   if (!spec) {  // a --fat-tree that cannot be built is a usage error; a net file that cannot be read is not
     fmt::print(stderr, "fabricsm sim: {}\n", spec.error().message);
     return spec.error().code == mad::Errc::invalid ? kExitUsage : 1;
+  }
+  if (!a.run.traffic.pattern.empty()) {  // a flows file is read before anything runs
+    if (auto p = check_pattern(a.run.traffic.pattern, *spec); !p) {
+      fmt::print(stderr, "fabricsm sim: {}\n", p.error().message);
+      return 1;
+    }
   }
   std::vector<SimOutcome> runs;
   for (const auto& engine : engines) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cli/json.h"
 
 namespace cli {
@@ -32,6 +34,10 @@ std::string text_summary(const std::string& fabric, const SimOutcome& o, long rs
                    o.up ? "UP" : "NOT UP", r.number, r.max_lid, r.lids.lids.size(),
                    r.engine.empty() ? o.engine : r.engine);
   if (!o.up) s += fmt::format("failure     {}\n", r.failure.empty() ? "the subnet did not come up" : r.failure);
+  if (o.imported)
+    s += fmt::format("imported    {}: {} LFTs, {} entries, {} ports' LIDs{}\n", o.engine, o.imported->switches,
+                     o.imported->entries, o.imported->lids,
+                     o.imported->without_lid ? fmt::format("; {} port(s) the dump gives no LID (unrouted)", o.imported->without_lid) : "");
   s += fmt::format("SMPs        {} sent, {} resent, {} lost for good; {:.0f} SMPs/s\n", o.mads.sent,
                    o.mads.retried, o.mads.timed_out, per_second(o));
   // Every sweep's work: with losses the first sweeps may fail and leave part of it to the next.
@@ -79,9 +85,15 @@ std::string text_summary(const std::string& fabric, const SimOutcome& o, long rs
     s += fmt::format("deadlock    channel dependency graph {} ({} dependencies)\n",
                      m.cdg_acyclic ? "acyclic: deadlock-free on one VL" : "HAS A CYCLE", m.cdg_edges);
   }
-  s += fmt::format("total       {:.2f} s wall (build {:.2f}, SM {:.2f}, verify {:.2f}{}), peak RSS {} MB\n",
-                   o.build_s + o.sm_s + o.verify_s + o.metrics_s, o.build_s, o.sm_s, o.verify_s,
-                   o.metrics ? fmt::format(", metrics {:.2f}", o.metrics_s) : "", rss_kb / 1024);
+  if (o.traffic) s += text_traffic(*o.traffic);
+  if (o.perf_busiest)
+    s += fmt::format("perfmgr saw \"{}\"[{}] sending most: {:.1f} Gb/s, PortXmitWait {:.0f}/s\n", o.perf_busiest->node,
+                     o.perf_busiest->port, o.perf_busiest->xmit_gbps, o.perf_busiest->xmit_wait_per_s);
+  const double traffic_s = o.traffic ? o.traffic->wall_s : 0.0;
+  s += fmt::format("total       {:.2f} s wall (build {:.2f}, SM {:.2f}, verify {:.2f}{}{}), peak RSS {} MB\n",
+                   o.build_s + o.sm_s + o.verify_s + o.metrics_s + traffic_s, o.build_s, o.sm_s, o.verify_s,
+                   o.metrics ? fmt::format(", metrics {:.2f}", o.metrics_s) : "",
+                   o.traffic ? fmt::format(", traffic {:.2f}", traffic_s) : "", rss_kb / 1024);
   return s;
 }
 
@@ -113,6 +125,27 @@ std::string text_comparison(const std::string& fabric, const std::vector<SimOutc
   row("deadlock-free (acyclic CDG)", [](const SimOutcome& o) {
     return measured(o) ? std::string(measured(o)->cdg_acyclic ? "yes" : "NO") : "-";
   });
+  if (std::any_of(runs.begin(), runs.end(), [](const SimOutcome& o) { return o.traffic.has_value(); })) {
+    auto traffic = [](const SimOutcome& o) { return o.up && o.traffic ? &*o.traffic : nullptr; };
+    row("EBB (mean over bisections)", [&](const SimOutcome& o) {
+      return traffic(o) && traffic(o)->ebb ? fmt::format("{:.4f}", traffic(o)->ebb->mean) : "-";
+    });
+    row("EBB min / max", [&](const SimOutcome& o) {
+      return traffic(o) && traffic(o)->ebb ? fmt::format("{:.3f}/{:.3f}", traffic(o)->ebb->min, traffic(o)->ebb->max) : "-";
+    });
+    row("traffic throughput (Gb/s)", [&](const SimOutcome& o) {
+      return traffic(o) ? fmt::format("{:.1f}", traffic(o)->result.aggregate_gbps) : "-";
+    });
+    row("traffic flow rate (mean)", [&](const SimOutcome& o) {
+      return traffic(o) ? fmt::format("{:.4f}", traffic(o)->result.mean_rate) : "-";
+    });
+    row("traffic completion (ms)", [&](const SimOutcome& o) {
+      return traffic(o) ? fmt::format("{:.3f}", traffic(o)->result.completion_s * 1e3) : "-";
+    });
+    row("max link utilisation", [&](const SimOutcome& o) {
+      return traffic(o) ? fmt::format("{:.3f}", traffic(o)->result.max_utilisation) : "-";
+    });
+  }
   row("routing time (ms)", [](const SimOutcome& o) { return fmt::format("{:.1f}", o.sweep.routing.wall_ms); });
   bool any_failed = false;
   for (const auto& o : runs)
@@ -121,6 +154,14 @@ std::string text_comparison(const std::string& fabric, const std::vector<SimOutc
                        o.sweep.failure.empty() ? "the subnet did not come up" : o.sweep.failure);
       any_failed = true;
     }
+  for (const auto& o : runs) {  // what traffic ran, once
+    if (!o.traffic) continue;
+    const TrafficOutcome& t = *o.traffic;
+    s += fmt::format("\ntraffic {} over {} CAs, seed {}{}{}\n", t.pattern, t.cas, t.seed,
+                     t.ebb ? fmt::format(", {} bisections", t.ebb->bisections) : "",
+                     t.adaptive ? ", adaptive switches" : ", static routing");
+    break;
+  }
   for (const auto& o : runs) {  // the first measured engine says how the shifts were sampled
     if (!measured(o)) continue;
     if (measured(o)->shifts_sampled)
@@ -156,6 +197,9 @@ Json json_outcome(const SimOutcome& o) {
   j["mads"] = {{"sent", o.mads.sent}, {"retried", o.mads.retried}, {"lost", o.mads.timed_out},
                {"per_second", rounded(per_second(o), 0)}};
   j["mkey_refused"] = o.mkey_refused;
+  j["imported"] = o.imported ? Json{{"switches", o.imported->switches}, {"entries", o.imported->entries},
+                                    {"lids", o.imported->lids}, {"without_lid", o.imported->without_lid}}
+                             : Json();
   j["lft_blocks_written"] = r.program.lft_blocks_written;
   j["port_sets"] = r.program.port_sets;
   j["activations"] = r.program.activations;
@@ -163,13 +207,18 @@ Json json_outcome(const SimOutcome& o) {
                  {"routing", phase(r.routing)}, {"programming", phase(r.programming)},
                  {"verify", {{"wall_ms", rounded(o.verify_s * 1e3, 3)}}}};
   j["metrics"] = std::move(metrics);
+  j["traffic"] = o.traffic ? json_traffic(*o.traffic) : Json(nullptr);
+  if (o.perf_busiest)
+    j["traffic"]["perfmgr_busiest"] = {{"node", o.perf_busiest->node}, {"port", o.perf_busiest->port},
+                                       {"xmit_gbps", rounded(o.perf_busiest->xmit_gbps, 3)},
+                                       {"xmit_wait_per_s", rounded(o.perf_busiest->xmit_wait_per_s, 1)}};
   j["commit_ms"] = rounded(o.commit_ms, 1);
   j["store_error"] = o.store_error;
   j["build_s"] = rounded(o.build_s, 3);
   j["sm_s"] = rounded(o.sm_s, 3);
   j["verify_s"] = rounded(o.verify_s, 3);
   j["metrics_s"] = rounded(o.metrics_s, 3);
-  j["wall_s"] = rounded(o.build_s + o.sm_s + o.verify_s + o.metrics_s, 3);
+  j["wall_s"] = rounded(o.build_s + o.sm_s + o.verify_s + o.metrics_s + (o.traffic ? o.traffic->wall_s : 0.0), 3);
   return j;
 }
 

@@ -72,12 +72,37 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
     if (manager.sweeping()) return false;
     return manager.subnet_up() || manager.sweeps() >= static_cast<uint64_t>(o.max_sweeps);
   });
+  // Another SM's routes, in place before the traffic runs over them (cmd_sim keeps the
+  // PerfMgr and adaptive switches out: both need this SM's LIDs).
+  if (loop && !o.import_lfts.empty()) {
+    auto dump = sim::load_lft_dump(o.import_lfts);
+    if (!dump) return std::unexpected(dump.error());
+    auto r = sim::import_lfts(f, *dump);
+    if (!r) return mad::fail(r.error().code, fmt::format("{}: {}", o.import_lfts, r.error().message));
+    out.imported = *r;
+  }
+  if (loop && manager.subnet_up() && !o.traffic.pattern.empty()) {
+    progress.phase("traffic");
+    const std::shared_ptr<const sm::Subnet> published = manager.subnet();
+    auto t = run_traffic(f, published.get(), o.traffic);
+    if (!t) return std::unexpected(t.error());
+    out.traffic = std::move(*t);
+  }
   if (loop && manager.subnet_up() && o.counter_sweeps > 0) {
     progress.phase("counter sweeps");
     const int64_t db_before = file_bytes(o.db);
     const auto t_counters = std::chrono::steady_clock::now();
     service.on_counters = [&](const std::shared_ptr<const sm::perfmgr::Snapshot>& snap) {
       out.counters.push_back(snap->sweep);
+      if (out.traffic) {
+        using sm::perfmgr::Counter, sm::perfmgr::index;
+        out.perf_busiest.reset();
+        for (const auto& p : snap->ports) {
+          const double gbps = p.rates[index(Counter::xmit_data)] * 8 / 1e9;
+          if (p.has_rates && (!out.perf_busiest || gbps > out.perf_busiest->xmit_gbps))
+            out.perf_busiest = SimOutcome::PerfSeen{p.local.description, p.local.port, gbps, p.rates[index(Counter::xmit_wait)]};
+        }
+      }
       out.counters_commit_ms = service.store_status().last_counters_ms;
     };
     loop = mad::run_loop(service, transport, [&] {
@@ -89,15 +114,8 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
   service.flush();
   out.commit_ms = service.store_status().last_commit_ms;
   out.store_error = service.store_status().error;
-  out.sm_s = seconds_since(t_sm);
+  out.sm_s = seconds_since(t_sm) - (out.traffic ? out.traffic->wall_s : 0.0);  // the traffic's own time apart
   if (!loop) return std::unexpected(loop.error());
-  if (!o.import_lfts.empty()) {
-    auto dump = sim::load_lft_dump(o.import_lfts);
-    if (!dump) return std::unexpected(dump.error());
-    auto r = sim::import_lfts(f, *dump);
-    if (!r) return mad::fail(r.error().code, fmt::format("{}: {}", o.import_lfts, r.error().message));
-    out.imported = *r;
-  }
   progress.phase("verifying");
   const auto t_verify = std::chrono::steady_clock::now();
   out.verify = sim::verify_routing(f);
@@ -117,7 +135,7 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
   out.sweep = manager.last_sweep();
   out.mads = manager.mad_stats();
   out.mkey_refused = f.stats().mkey_refused;
-  if (o.serve && !o.serve(service, f)) return mad::fail(mad::Errc::io, "the web view could not be served");
+  if (o.serve && !o.serve(service, f, out)) return mad::fail(mad::Errc::io, "the web view could not be served");
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/sim_traffic.h"
 #include "mad/transactions.h"
 #include "service/service.h"
 #include "sim/lft_import.h"
@@ -20,6 +21,8 @@
 #include "sm/subnet_manager.h"
 
 namespace cli {
+
+struct SimOutcome;
 
 struct SimRunOptions {
   std::string engine = kDefaultRoutingEngine;
@@ -42,7 +45,9 @@ struct SimRunOptions {
   // SM's on the simulated fabric before it is verified and measured: another SM's routing.
   std::string import_lfts;
   // Called at the end with the stack still up (`--serve`); false: the run failed.
-  std::function<bool(const service::Service&, const sim::SimFabric&)> serve;
+  std::function<bool(const service::Service&, const sim::SimFabric&, const SimOutcome&)> serve;
+  // After SUBNET UP (before any counter sweeps), this traffic over the fabric.
+  TrafficRunOptions traffic;
 };
 
 struct NamedLinkLoad {
@@ -74,6 +79,16 @@ struct SimOutcome {
   int64_t counters_db_bytes = 0;
   double counters_commit_ms = 0;  // the last counter sweep's store commit
   std::string store_error;  // --db: the last commit's error (nothing of the sweep is stored)
+  std::optional<TrafficOutcome> traffic;  // --traffic, once the subnet was up
+  // --traffic with --perfmgr: the port the PerfMgr's last sweep saw sending most (its own
+  // rates, from the simulated PMAs), to set beside the traffic model's hottest link.
+  struct PerfSeen {
+    std::string node;
+    unsigned port = 0;
+    double xmit_gbps = 0;
+    double xmit_wait_per_s = 0;  // PortXmitWait ticks per second
+  };
+  std::optional<PerfSeen> perf_busiest;
 
   bool ok() const { return up && verify.all_routed() && verify.ports_not_active == 0 && store_error.empty(); }
 };

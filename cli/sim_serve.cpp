@@ -41,23 +41,44 @@ std::shared_ptr<const web::LinkFigures> route_loads(const sim::SimFabric& f, con
 
 }  // namespace
 
-bool serve_sim(const service::Service& svc, const sim::SimFabric& f, const SimServeOptions& o) {
-  auto w = WebServer::start({.at = o.at, .token = o.token});
-  if (!w) {
-    fmt::print(stderr, "fabricsm sim: {}\n", w.error().message);
-    return false;
+// The traffic's utilisation of each channel, by its sending port.
+std::shared_ptr<const web::LinkFigures> traffic_loads(const sim::SimFabric& f, const sm::Subnet& s, const TrafficOutcome& t) {
+  auto loads = std::make_shared<web::LinkFigures>();
+  loads->name = "utilisation by " + t.pattern + (t.adaptive ? " (adaptive)" : "");
+  const auto& topo = *s.topology;
+  size_t ports = 0;
+  for (const auto& n : topo.nodes()) ports = std::max<size_t>(ports, n.first_port + n.num_ports + 1);
+  loads->value.assign(ports, 0);
+  for (const auto& p : t.ports) {
+    const auto id = topo.find(f.node(p.node).guid);
+    if (!id) continue;
+    loads->value[topo.node(*id).first_port + p.port] = p.utilisation;
+    loads->max = std::max(loads->max, p.utilisation);
   }
+  return loads;
+}
+
+bool serve_sim(const service::Service& svc, const sim::SimFabric& f, const SimOutcome& run, const SimServeOptions& o) {
   auto subnet = svc.subnet();
   metrics::SmCollector collector;
   if (subnet) collector.on_sweep(*subnet);
   if (auto perf = svc.perf()) collector.on_perf(*perf);
   const auto& e = svc.recent_events();
-  (*w)->publish({.subnet = subnet,
+  web::Published pub{.subnet = subnet,
                  .perf = svc.perf(),
                  .sm = std::make_shared<const metrics::SmFigures>(collector.figures(&svc)),
                  .events = std::make_shared<const std::vector<sm::store::Event>>(e.begin(), e.end()),
-                 .loads = subnet && subnet->topology ? route_loads(f, *subnet) : nullptr,
-                 .source = "fabricsm sim"});
+                 .loads = !subnet || !subnet->topology ? nullptr
+                          : run.traffic             ? traffic_loads(f, *subnet, *run.traffic)
+                                                    : route_loads(f, *subnet),
+                 .source = "fabricsm sim"};
+  // Everything is ready before the address answers: a first request sees the fabric.
+  auto w = WebServer::start({.at = o.at, .token = o.token});
+  if (!w) {
+    fmt::print(stderr, "fabricsm sim: {}\n", w.error().message);
+    return false;
+  }
+  (*w)->publish(std::move(pub));
   struct sigaction sa {};
   sa.sa_handler = on_serve_signal;
   sigaction(SIGINT, &sa, nullptr);

@@ -5,83 +5,17 @@
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/depth_first_search.hpp>
 
+#include "fabric/wiring.h"
+
 namespace fabric {
 
 namespace {
 
-constexpr uint32_t kNone = UINT32_MAX;  // no switch, no link
+constexpr uint32_t kNone = kNoWire;  // no switch, no link
 // Links from a switch to the destination CA when >= 1; else one of these.
 constexpr int16_t kFail = -1, kBusy = -3, kUnknown = -4;
 
-bool up(const Topology& t, const Port& p) {
-  return p.linked() && p.state >= PortState::init && t.port(p.peer, p.peer_port).state >= PortState::init;
-}
-
-// What a packet sent out of one switch port meets.
-struct Slot {
-  uint32_t link = kNone;     // the directed switch-to-switch link, when the port has one up
-  uint32_t to = kNone;       // the switch at its far end
-  const Port* ca = nullptr;  // or the CA port at the far end of an up link
-  bool usable = false;       // up and Active at both ends
-};
-
-struct Ca {
-  uint32_t leaf;  // its switch
-  Lid lid;        // base LID
-  uint8_t lmc;
-};
-
-// Switches densely numbered in NodeId order, their ports as slots, every directed
-// switch-to-switch link with an id, and the CAs in leaf order.
-struct Wiring {
-  std::vector<uint32_t> sw_of;      // NodeId -> switch, kNone for CAs
-  std::vector<NodeId> node_of;      // switch -> NodeId
-  std::vector<uint32_t> slot_base;  // switch -> slot of its port 0
-  std::vector<uint8_t> port_count;  // switch -> ports
-  std::vector<Slot> slots;
-  std::vector<LinkLoad> links;
-  std::vector<uint32_t> link_to;    // link -> switch at its far end
-  std::vector<std::span<const uint8_t>> lft;  // switch -> LFT
-  std::vector<Ca> cas;
-
-  const Slot* slot(uint32_t s, uint8_t port) const {
-    return port >= 1 && port <= port_count[s] ? &slots[slot_base[s] + port] : nullptr;
-  }
-  uint8_t out(uint32_t s, uint16_t lid) const { return lid < lft[s].size() ? lft[s][lid] : 0xFF; }
-};
-
-Wiring wire(const Topology& t, std::span<const std::span<const uint8_t>> lfts) {
-  Wiring w;
-  w.sw_of.assign(t.node_count(), kNone);
-  for (NodeId id : t.switches()) {
-    w.sw_of[id] = static_cast<uint32_t>(w.node_of.size());
-    w.node_of.push_back(id);
-  }
-  for (uint32_t s = 0; s < w.node_of.size(); ++s) {
-    const NodeId id = w.node_of[s];
-    w.slot_base.push_back(static_cast<uint32_t>(w.slots.size()));
-    w.port_count.push_back(t.node(id).num_ports);
-    w.lft.push_back(id < lfts.size() ? lfts[id] : std::span<const uint8_t>{});
-    for (const Port& p : t.ports(id)) {
-      Slot sl;
-      if (p.num.value() != 0 && up(t, p)) {
-        const Port& q = t.port(p.peer, p.peer_port);
-        sl.usable = p.state == PortState::active && q.state == PortState::active;
-        if (t.node(p.peer).is_switch()) {
-          sl.link = static_cast<uint32_t>(w.links.size());
-          sl.to = w.sw_of[p.peer];
-          w.links.push_back(LinkLoad{id, p.num, p.peer, p.peer_port, 0});
-          w.link_to.push_back(sl.to);
-        } else {
-          sl.ca = &q;
-          w.cas.push_back(Ca{s, q.lid, q.lmc});
-        }
-      }
-      w.slots.push_back(sl);
-    }
-  }
-  return w;
-}
+using Ca = WiredCa;
 
 // The CDG is acyclic iff a depth-first search meets no back edge.
 struct BackEdge : boost::default_dfs_visitor {
@@ -131,9 +65,7 @@ MetricsReport measure_routing(const Topology& topo, std::span<const std::span<co
       } else if (sl->to != kNone) {
         next[s] = sl->to;
       } else {
-        const uint32_t base = sl->ca->lid.value();
-        const bool owns = base != 0 && lid >= base && lid < base + (1u << sl->ca->lmc);
-        hops[s] = owns ? 1 : kFail;
+        hops[s] = Wiring::owns(*sl, lid) ? 1 : kFail;
       }
     }
     for (uint32_t s0 = 0; s0 < S; ++s0) {  // memoised walks; a loop reaches nothing
@@ -281,8 +213,11 @@ MetricsReport measure_routing(const Topology& topo, std::span<const std::span<co
     r.shift_congestion = static_cast<double>(sum / static_cast<long double>(shifts.size()));
   }
   if (opts.keep_link_loads) {
-    r.links = w.links;
-    for (size_t l = 0; l < load.size(); ++l) r.links[l].routes = load[l];
+    r.links.reserve(w.links.size());
+    for (size_t l = 0; l < load.size(); ++l) {
+      const WiredLink& k = w.links[l];
+      r.links.push_back(LinkLoad{k.from, k.from_port, k.to, k.to_port, load[l]});
+    }
   }
   return r;
 }

@@ -42,6 +42,16 @@ void RoutingTables::set_alternative_groups(fabric::NodeId sw,
   alt_group_[sw] = std::move(group_of_lid);
 }
 
+fabric::ArTable RoutingTables::ar_table(fabric::NodeId sw) const {
+  fabric::ArTable t;
+  if (sw >= alt_group_.size() || alt_group_[sw].empty()) return t;
+  const auto& off = alt_group_off_[sw];
+  for (size_t g = 0; g + 1 < off.size(); ++g)
+    t.groups.emplace_back(alt_group_ports_[sw].begin() + off[g], alt_group_ports_[sw].begin() + off[g + 1]);
+  t.group_of_lid = alt_group_[sw];
+  return t;
+}
+
 void RoutingTables::set_alternatives(const std::vector<std::vector<std::vector<uint8_t>>>& ports) {
   reserve_alternatives();
   for (size_t sw = 0; sw < ports.size() && sw < lft_.size(); ++sw) {

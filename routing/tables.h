@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fabric/ar_table.h"
 #include "fabric/topology.h"
 
 namespace routing {
@@ -71,6 +72,8 @@ class RoutingTables {
   void reserve_alternatives();
   void set_alternative_groups(fabric::NodeId sw, const std::vector<std::vector<uint8_t>>& groups,
                               std::vector<uint16_t> group_of_lid);
+  // One switch's hints as an AR table (empty when it has none).
+  fabric::ArTable ar_table(fabric::NodeId sw) const;
 
   RoutingDiagnostics& diagnostics() { return diag_; }
   const RoutingDiagnostics& diagnostics() const { return diag_; }

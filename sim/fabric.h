@@ -5,6 +5,7 @@
 // sequence) order, so a run is deterministic.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -18,6 +19,7 @@
 #include "mad/port_info.h"
 #include "mad/transport.h"
 #include "mad/types.h"
+#include "fabric/ar_table.h"
 #include "sim/event_queue.h"
 #include "sim/rng.h"
 #include "sim/spec.h"
@@ -76,6 +78,30 @@ struct SimCounterDelta {
 inline constexpr uint16_t kDefaultPmaCap =
     mad::pma_cap::all_port_select | mad::pma_cap::ext_width | mad::pma_cap::xmit_wait;
 
+// PortXmitWait counts ticks of this many nanoseconds (IBA leaves the tick to the device): a
+// 32-bit PortXmitWait then holds over four minutes of waiting.
+inline constexpr int64_t kXmitWaitTickNs = 64;
+
+// Traffic through a port as set_traffic gives it: data rates each way and the fraction of
+// time the port has data it cannot send (congestion), from `since` on in virtual time; the
+// counters take it in when they are read (carry: the parts of words, packets, ticks not yet
+// counted).
+struct PortRate;
+struct SimPortTraffic {
+  double xmit_bytes_per_s = 0, rcv_bytes_per_s = 0, xmit_wait = 0;
+  mad::Nanos since{0};
+  std::array<double, 5> carry{};
+  bool active() const { return xmit_bytes_per_s > 0 || rcv_bytes_per_s > 0 || xmit_wait > 0; }
+};
+
+// One port's traffic for SimFabric::set_traffic.
+struct PortRate {
+  NodeIdx node;
+  uint8_t port;
+  double xmit_gbps = 0, rcv_gbps = 0;
+  double xmit_wait = 0;  // fraction of the time, 0..1
+};
+
 // SimPort::mkey_lease_deadline when the M_Key lease timer is not running.
 inline constexpr mad::Nanos kMkeyLeaseNotRunning = mad::Nanos::max();
 
@@ -121,6 +147,7 @@ struct SimPort {
   double drop_rate = 0.0;           // MAD loss on this port, per crossing, both directions
   EndpointId endpoint = kNoEndpoint;  // an SM attached here (CA port, switch port 0)
   SimCounters counters;             // what the PMA reports for this port
+  SimPortTraffic traffic;           // what moves its data, packet and wait counters (set_traffic)
 
   bool link_up() const { return peer != kNoNode; }
 };
@@ -137,6 +164,10 @@ struct SimSwitch {
   bool port_state_change = false;
   uint16_t pkey_enforce_cap = 8;
   uint64_t lft_blocks_written = 0;  // LFT Sets received (for "blocks written" figures)
+  // Adaptive routing (traffic only: MADs follow the LFT): when on, the traffic model spreads
+  // flows over `ar`'s port group of a destination by local load.
+  fabric::ArTable ar;
+  bool adaptive = false;
 };
 
 struct SimNode {
@@ -231,12 +262,20 @@ class SimFabric {
   mad::Result<void> set_silent(NodeIdx node, bool silent);
   void set_drop_rate(double rate) { cfg_.drop_rate = rate; }
   mad::Result<void> set_port_drop_rate(NodeIdx node, uint8_t port, double rate);
-  // Performance counters (there is no traffic model: they move only by injection, and
-  // LinkDowned when a link goes down). Port 0 is a switch's management port; a CA has none.
+  // Performance counters: they move by injection, by traffic (set_traffic below), and
+  // LinkDowned when a link goes down. Port 0 is a switch's management port; a CA has none.
   mad::Result<void> add_counters(NodeIdx node, uint8_t port, const SimCounterDelta& d);
   mad::Result<void> add_counter(NodeIdx node, uint8_t port, Counter which, uint64_t amount);
   mad::Result<void> set_counter(NodeIdx node, uint8_t port, Counter which, uint64_t value);
   mad::Result<SimCounters> counters(NodeIdx node, uint8_t port) const;
+  // Traffic (see sim/traffic/): from now on, the listed ports' PortXmitData/PortRcvData (in
+  // 4-byte words), PortXmitPkts/PortRcvPkts (packets of the port's neighbour MTU), their
+  // extended and unicast registers, and PortXmitWait advance with virtual time at these rates;
+  // every other port carries none. What ran before now is counted at the rates then.
+  mad::Result<void> set_traffic(std::span<const PortRate> rates);
+  // Adaptive routing of a switch (see SimSwitch::ar): its AR table, and whether it uses it.
+  mad::Result<void> set_ar_table(NodeIdx node, fabric::ArTable table);
+  mad::Result<void> set_adaptive(NodeIdx node, bool on);
   // M_Key protection on a port (port 0 for a switch), as if another SM had set it: the lease
   // timer stops, the violation counter stays.
   mad::Result<void> set_mkey(NodeIdx node, uint8_t port, uint64_t key, uint8_t protect_bits,
@@ -288,6 +327,8 @@ class SimFabric {
   uint16_t apply_port_info(NodeIdx node, uint8_t port, const mad::PortInfo& req);
   // pma.cpp
   void process_pma(NodeIdx node, uint8_t in_port, mad::PmaMad& m, uint16_t slid);
+  // traffic_state.cpp: counts a port's traffic up to now into its counters.
+  void accrue_traffic(SimPort& p);
   // faults.cpp
   void send_trap(NodeIdx node, uint8_t port, uint16_t trap_number, uint32_t detail);
   void send_mkey_trap(NodeIdx node, uint8_t port, const mad::Smp& smp, uint16_t slid);

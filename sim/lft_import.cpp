@@ -56,6 +56,13 @@ mad::Result<ImportReport> import_lfts(SimFabric& f, const LftDump& d) {
     p.lmc = lmc;
     ++r.lids;
   }
+  for (NodeIdx i = 0; i < f.nodes().size(); ++i) {
+    const SimNode& n = f.node(i);
+    if (!n.present) continue;
+    if (n.is_switch()) r.without_lid += n.ports[0].lid == 0;
+    else
+      for (size_t p = 1; p < n.ports.size(); ++p) r.without_lid += n.ports[p].link_up() && n.ports[p].lid == 0;
+  }
   for (size_t s = 0; s < d.switches.size(); ++s) {
     SimSwitch& sw = *f.mutable_node(sw_of[s]).sw;
     uint16_t top = 0;

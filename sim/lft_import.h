@@ -14,6 +14,9 @@ struct ImportReport {
   size_t switches = 0;  // LFTs written
   size_t entries = 0;
   size_t lids = 0;      // ports given the dump's LIDs
+  // Linked CA ports and switches the dump gives no LID (dump_fts leaves out the top LID when it
+  // opens a new 64-LID block): their pairs are unrouted.
+  size_t without_lid = 0;
 };
 
 // Every switch and LID holder of the dump must be on this fabric (by GUID), every port within

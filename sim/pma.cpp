@@ -1,8 +1,10 @@
 // The performance management agent of every simulated node (class 0x04, IBA 1.3 16.1):
 // ClassPortInfo, PortCounters and PortCountersExtended Get/Set, with ibsim's port rules (a CA
 // answers for the port the MAD came in by, a switch for ports 0..N, 0xFF = all of them where
-// AllPortSelect), and the counter injection calls that feed it.
+// AllPortSelect), and what feeds it: the counter injection calls, and traffic (set_traffic),
+// counted into a port's registers on virtual time whenever they are read or changed.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
@@ -152,9 +154,8 @@ mad::Result<void> check_counter_port(std::span<const SimNode> nodes, NodeIdx nod
 }
 }  // namespace
 
-mad::Result<void> SimFabric::add_counters(NodeIdx node, uint8_t port, const SimCounterDelta& d) {
-  if (auto r = check_counter_port(nodes_, node, port); !r) return r;
-  SimCounters& c = nodes_[node].ports[port].counters;
+namespace {
+void apply_delta(SimCounters& c, const SimCounterDelta& d) {
   const std::pair<Counter, uint64_t> base[] = {
       {Counter::symbol_errors, d.symbol_errors},
       {Counter::link_error_recovery, d.link_error_recovery},
@@ -184,11 +185,71 @@ mad::Result<void> SimFabric::add_counters(NodeIdx node, uint8_t port, const SimC
   c.unicast_rcv_pkts += d.unicast_rcv_pkts;
   c.multicast_xmit_pkts += d.multicast_xmit_pkts;
   c.multicast_rcv_pkts += d.multicast_rcv_pkts;
+}
+
+// What a port's traffic adds from `t.since` to `now`: whole words, packets and ticks, the
+// parts left over kept in `carry` for next time (so reading often loses nothing).
+SimCounterDelta traffic_delta(const SimPortTraffic& t, mad::Nanos now, uint8_t mtu, std::array<double, 5>& carry) {
+  SimCounterDelta d;
+  if (!t.active() || now <= t.since) return d;
+  const double s = static_cast<double>((now - t.since).count()) * 1e-9;
+  const double packet = static_cast<double>(1u << std::clamp<unsigned>(mtu + 7u, 8u, 12u));  // 256..4096 bytes
+  auto take = [&](size_t i, double add) {
+    carry[i] += add;
+    const double whole = std::floor(carry[i]);
+    carry[i] -= whole;
+    return whole >= 1.8e19 ? std::numeric_limits<uint64_t>::max() : static_cast<uint64_t>(whole);
+  };
+  d.xmit_data = take(0, t.xmit_bytes_per_s * s / 4);
+  d.xmit_pkts = take(1, t.xmit_bytes_per_s * s / packet);
+  d.rcv_data = take(2, t.rcv_bytes_per_s * s / 4);
+  d.rcv_pkts = take(3, t.rcv_bytes_per_s * s / packet);
+  d.xmit_wait = take(4, t.xmit_wait * s * 1e9 / static_cast<double>(kXmitWaitTickNs));
+  d.unicast_xmit_pkts = d.xmit_pkts;
+  d.unicast_rcv_pkts = d.rcv_pkts;
+  return d;
+}
+}  // namespace
+
+void SimFabric::accrue_traffic(SimPort& p) {
+  if (p.traffic.active()) apply_delta(p.counters, traffic_delta(p.traffic, clock_.now(), p.neighbor_mtu, p.traffic.carry));
+  p.traffic.since = clock_.now();
+}
+
+mad::Result<void> SimFabric::set_traffic(std::span<const PortRate> rates) {
+  for (const PortRate& r : rates) {
+    if (auto ok = check_counter_port(nodes_, r.node, r.port); !ok) return ok;
+    if (!(r.xmit_gbps >= 0 && r.rcv_gbps >= 0 && std::isfinite(r.xmit_gbps) && std::isfinite(r.rcv_gbps)) ||
+        !(r.xmit_wait >= 0 && r.xmit_wait <= 1))
+      return mad::fail(mad::Errc::invalid, fmt::format("traffic on \"{}\"[{}]: rates must be finite and >= 0, the wait in [0, 1]",
+                                                       nodes_[r.node].name, r.port));
+  }
+  for (SimNode& n : nodes_)
+    for (SimPort& p : n.ports)
+      if (p.traffic.active()) {
+        accrue_traffic(p);
+        p.traffic.xmit_bytes_per_s = p.traffic.rcv_bytes_per_s = p.traffic.xmit_wait = 0;
+      }
+  for (const PortRate& r : rates) {
+    SimPort& p = nodes_[r.node].ports[r.port];
+    accrue_traffic(p);
+    p.traffic.xmit_bytes_per_s += r.xmit_gbps * 1e9 / 8;
+    p.traffic.rcv_bytes_per_s += r.rcv_gbps * 1e9 / 8;
+    p.traffic.xmit_wait = std::min(1.0, std::max(p.traffic.xmit_wait, r.xmit_wait));
+  }
+  return {};
+}
+
+mad::Result<void> SimFabric::add_counters(NodeIdx node, uint8_t port, const SimCounterDelta& d) {
+  if (auto r = check_counter_port(nodes_, node, port); !r) return r;
+  accrue_traffic(nodes_[node].ports[port]);
+  apply_delta(nodes_[node].ports[port].counters, d);
   return {};
 }
 
 mad::Result<void> SimFabric::add_counter(NodeIdx node, uint8_t port, Counter which, uint64_t amount) {
   if (auto r = check_counter_port(nodes_, node, port); !r) return r;
+  accrue_traffic(nodes_[node].ports[port]);
   uint64_t& v = reg(nodes_[node].ports[port].counters, which);
   v = is_extended(which) ? v + amount : sat_add(v, amount);
   return {};
@@ -196,13 +257,18 @@ mad::Result<void> SimFabric::add_counter(NodeIdx node, uint8_t port, Counter whi
 
 mad::Result<void> SimFabric::set_counter(NodeIdx node, uint8_t port, Counter which, uint64_t value) {
   if (auto r = check_counter_port(nodes_, node, port); !r) return r;
+  accrue_traffic(nodes_[node].ports[port]);
   reg(nodes_[node].ports[port].counters, which) = value;
   return {};
 }
 
 mad::Result<SimCounters> SimFabric::counters(NodeIdx node, uint8_t port) const {
   if (auto r = check_counter_port(nodes_, node, port); !r) return std::unexpected(r.error());
-  return nodes_[node].ports[port].counters;
+  const SimPort& p = nodes_[node].ports[port];
+  SimCounters c = p.counters;
+  std::array<double, 5> carry = p.traffic.carry;  // as a PMA read now would count it
+  if (p.traffic.active()) apply_delta(c, traffic_delta(p.traffic, clock_.now(), p.neighbor_mtu, carry));
+  return c;
 }
 
 // --- the agent ------------------------------------------------------------------------------
@@ -251,6 +317,7 @@ void SimFabric::process_pma(NodeIdx ni, uint8_t in_port, mad::PmaMad& m, uint16_
         }
         SimCounters total;
         for (unsigned p = first; p <= last; ++p) {
+          accrue_traffic(n.ports[p]);
           SimCounters& c = n.ports[p].counters;
           if (is_set) clear_selected(c, req->counter_select, req->counter_select2);
           accumulate(total, c);
@@ -275,6 +342,7 @@ void SimFabric::process_pma(NodeIdx ni, uint8_t in_port, mad::PmaMad& m, uint16_
         }
         SimCounters total;
         for (unsigned p = first; p <= last; ++p) {
+          accrue_traffic(n.ports[p]);
           SimCounters& c = n.ports[p].counters;
           if (is_set) clear_selected_ext(c, req->counter_select);
           accumulate(total, c);

@@ -32,8 +32,12 @@ mad::Result<fabric::Topology> topology_of(FabricSpec spec, const TopologyOptions
     if (!b.add_link(ga, mad::PortNum(l.port_a), gb, mad::PortNum(l.port_b)))
       return mad::fail(mad::Errc::invalid, fmt::format("link {}[{}] - {}[{}] does not fit", spec.nodes[l.a].name,
                                                        l.port_a, spec.nodes[l.b].name, l.port_b));
-    b.port(ga, mad::PortNum(l.port_a))->state = mad::PortState::active;
-    b.port(gb, mad::PortNum(l.port_b))->state = mad::PortState::active;
+    for (fabric::Port* port : {b.port(ga, mad::PortNum(l.port_a)), b.port(gb, mad::PortNum(l.port_b))}) {
+      port->state = mad::PortState::active;
+      port->width_active = l.width;  // the link trained to what the spec says (traffic capacity)
+      port->speed_active = l.speed;
+      port->speed_ext_active = l.speed_ext;
+    }
   }
   for (const auto& [which, state] : {std::pair{&opts.down, mad::PortState::down}, std::pair{&opts.init, mad::PortState::init}})
     for (const auto& [name, p] : *which) {

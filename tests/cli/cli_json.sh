@@ -58,6 +58,19 @@ if kind == "sim":
     outcome(j, "sim")
     check(j, {"fabric": STR, "sm_node": STR, "peak_rss_kb": INT}, "sim")
     assert j["subnet_up"] is True and j["failure"] is None and j["metrics"] is not None, j
+    t = j["traffic"]
+    check(t, {"pattern": STR, "cas": INT, "flows": INT, "unrouted": INT, "phases": INT, "adaptive": BOOL,
+              "adaptive_switches": INT, "ar_groups_from": (STR, NONE), "seed": INT, "message_bytes": NUM,
+              "aggregate_gbps": NUM, "mean_rate": NUM, "min_rate": NUM, "completion_s": (NUM, NONE),
+              "completion_exact": BOOL, "max_utilisation": NUM, "wall_s": NUM}, "sim.traffic")
+    check(t["ebb"], {"mean": NUM, "min": NUM, "max": NUM, "stddev": NUM, "bisections": INT, "seed": INT,
+                     "unrouted": INT}, "sim.traffic.ebb")
+    assert isinstance(t["hottest"], list) and t["hottest"], t
+    for h in t["hottest"]:
+        check(h, {"from": STR, "from_port": INT, "to": STR, "to_port": INT, "utilisation": NUM, "gbps": NUM},
+              "sim.traffic.hottest")
+    check(t["perfmgr_busiest"], {"node": STR, "port": INT, "xmit_gbps": NUM, "xmit_wait_per_s": NUM},
+          "sim.traffic.perfmgr_busiest")
 elif kind == "compare":  # minhop routes the torus, ftree cannot
     check(j, {"fabric": STR, "peak_rss_kb": INT}, "compare")
     e = {o["routing"]: o for o in j["engines"]}
@@ -120,8 +133,9 @@ else:
 PY
 check() { python3 "$work/check.py" "$1" "$2" || fail "$1 --json: $(head -c 600 "$2")"; }
 
-# sim: one engine with metrics, the store and counter sweeps for `show`.
-"$fabricsm" sim -t "$net" --metrics --db "$work/s.db" --perfmgr 2 --log-level error --json > "$work/sim.json" ||
+# sim: one engine with metrics, traffic, the store and counter sweeps for `show`.
+"$fabricsm" sim -t "$net" --metrics --db "$work/s.db" --perfmgr 2 --traffic random-bisection --bisections 3 \
+  --log-level error --json > "$work/sim.json" ||
   fail "sim --json: exit $?"
 check sim "$work/sim.json"
 # --compare with an engine that fails (ftree on a torus).

@@ -99,11 +99,28 @@ TEST_CASE("an imported dump routes as the SM that made it did, scored by the sam
   REQUIRE(r);
   CHECK(r->switches == 80);
   CHECK(r->lids == made.topo().node_count());  // every CA port and switch
+  CHECK(r->without_lid == 0);
   CHECK(sim::verify_routing(*other.fabric).all_routed());
   const auto got = sim::measure_routing(*other.fabric);
   CHECK(got.max_link_load == want.max_link_load);
   CHECK(got.mean_link_load == doctest::Approx(want.mean_link_load));
   CHECK(got.shift_congestion == doctest::Approx(want.shift_congestion));
+}
+
+TEST_CASE("a LID the dump leaves out (dump_fts's top LID) is counted, and its pairs unrouted") {
+  Run made(*sim::make_fat_tree(2, 8), smtest::with_engine("ftree"));
+  REQUIRE(made.until_idle());
+  uint16_t top = 0;
+  for (const auto& n : made.fabric->nodes())  // the highest CA LID (the verifier walks CA pairs)
+    if (!n.is_switch())
+      for (size_t p = 1; p < n.ports.size(); ++p) top = std::max(top, n.ports[p].lid);
+  auto d = sim::parse_lft_dump(dump_fts(*made.fabric), "made");
+  REQUIRE(d);
+  for (auto& sw : d->switches) std::erase_if(sw.entries, [&](const sim::DumpEntry& e) { return e.lid == top; });
+  auto r = sim::import_lfts(*made.fabric, *d);
+  REQUIRE(r);
+  CHECK(r->without_lid == 1);
+  CHECK_FALSE(sim::verify_routing(*made.fabric).all_routed());
 }
 
 TEST_CASE("a dump naming what the fabric lacks changes nothing") {

@@ -267,3 +267,45 @@ TEST_CASE("bad requests get a MAD status, never a crash; a silent node answers n
   CHECK_FALSE(l.f.add_counters(l.s1, 9, {}));
   CHECK_FALSE(l.f.set_counter(99, 1, sim::Counter::rcv_errors, 1));
 }
+
+TEST_CASE("traffic: counters advance with the rates on virtual time, read through the PMA") {
+  Line l;
+  // 8 Gb/s out of S1[2] (1e9 bytes/s), half the time waiting; H2 receives it.
+  const sim::PortRate rates[] = {{l.s1, 2, 8.0, 0.0, 0.5}, {l.h2, 1, 0.0, 8.0, 0.0}};
+  REQUIRE(l.f.set_traffic(rates));
+  const Nanos t0 = l.f.now();
+  l.f.run_until(t0 + std::chrono::milliseconds(100));
+  // What the registers hold now: 1e8 bytes in 4-byte words, in 4096-byte packets.
+  auto c = *l.f.counters(l.s1, 2);
+  CHECK(c.ext_xmit_data == 25'000'000);
+  CHECK(c.xmit_pkts == 24'414);  // 1e8 / 4096 = 24414.06
+  CHECK(c.unicast_xmit_pkts == 24'414);
+  CHECK(c.xmit_wait == 781'250);  // 50 ms of 64 ns ticks
+  CHECK(c.rcv_data == 0);
+  CHECK(l.f.counters(l.h2, 1)->ext_rcv_data == 25'000'000);
+  // The PMA's answer counts the time up to when it answers (a few microseconds later).
+  const PortCountersExtended e = l.get_ext(2, 2);
+  CHECK(e.xmit_data >= 25'000'000);
+  CHECK(e.xmit_data < 25'100'000);
+  // A clear through the PMA starts from zero; nothing is lost to rounding between reads.
+  REQUIRE(l.ask(make_clear_counters_ext(2, 0xFF), 2));
+  const uint64_t after_clear = l.f.counters(l.s1, 2)->ext_xmit_data;
+  const Nanos t1 = l.f.now();
+  for (int i = 0; i < 1000; ++i) l.f.run_until(l.f.now() + std::chrono::nanoseconds(3));  // 0.75 words each
+  CHECK(l.f.counters(l.s1, 2)->ext_xmit_data - after_clear ==
+        static_cast<uint64_t>(static_cast<double>((l.f.now() - t1).count()) * 0.25));
+  // Other traffic from now on: S1[2] carries none.
+  const sim::PortRate other[] = {{l.s1, 1, 8.0, 0.0, 0.0}};
+  REQUIRE(l.f.set_traffic(other));
+  const uint64_t stopped = l.f.counters(l.s1, 2)->ext_xmit_data;
+  l.f.run_until(l.f.now() + std::chrono::milliseconds(10));
+  CHECK(l.f.counters(l.s1, 2)->ext_xmit_data == stopped);
+  CHECK(l.f.counters(l.s1, 1)->ext_xmit_data == 2'500'000);
+  // Bad rates change nothing.
+  const sim::PortRate bad[] = {{l.s1, 1, -1.0, 0.0, 0.0}};
+  CHECK_FALSE(l.f.set_traffic(bad));
+  const sim::PortRate no_port[] = {{l.h1, 0, 1.0, 0.0, 0.0}};
+  CHECK_FALSE(l.f.set_traffic(no_port));
+  l.f.run_until(l.f.now() + std::chrono::milliseconds(10));
+  CHECK(l.f.counters(l.s1, 1)->ext_xmit_data == 5'000'000);
+}

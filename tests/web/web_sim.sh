@@ -28,7 +28,8 @@ serve() {
   "$FABRICSM" sim "$@" --serve "127.0.0.1:$port" > "$work/sim.out" 2> "$work/sim.err" &
   pid=$!
   for _ in $(seq 600); do
-    curl -s -o /dev/null "http://127.0.0.1:$port/api/summary" && return 0
+    # 200, or 401 with a token: it answers, and it has published (before that: no connection).
+    case $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/api/nodes?limit=1") in 200|401) return 0 ;; esac
     kill -0 $pid 2> /dev/null || break
     sleep 0.1
   done
@@ -85,7 +86,7 @@ stop || fail "sim --serve: exit $? on SIGTERM"
 # An access token: 401 without, 200 with it (Bearer, or the cookie the login form sets).
 printf 'a-token-of-twenty-chars\n' > "$work/token"
 chmod 600 "$work/token"
-serve --fat-tree 2,8 --web-token-file "$work/token" || exit 1
+serve --fat-tree 2,8 --web-token-file "$work/token" --traffic shift:4 || exit 1
 url="http://127.0.0.1:$port"
 code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 [ "$(code "$url/api/summary")" = 401 ] && [ "$(code "$url/")" = 401 ] || fail "no token: not 401"
@@ -95,6 +96,9 @@ cookie=$(curl -s -o /dev/null -D - --data 'token=a-token-of-twenty-chars' "$url/
 grep -q 'HttpOnly' <<< "$cookie" && [ "$(code -H "Cookie: ${cookie%%;*}" "$url/api/summary")" = 200 ] &&
   log "token: 401 without, 200 with Bearer or the login cookie" || fail "login cookie: '$cookie'"
 [ "$(code --data 'token=wrong' "$url/login")" = 401 ] || fail "a wrong login token was not 401"
+# With --traffic, the cables carry the pattern's utilisation.
+top=$(curl -s -H 'Authorization: Bearer a-token-of-twenty-chars' "$url/api/topology" | py 'j["loads"]["name"], j["loads"]["max"]')
+[ "$top" = "utilisation by shift:4 1.0" ] && log "traffic: links coloured by the shift's utilisation" || fail "traffic loads: $top"
 stop || fail "sim --serve (token): exit $?"
 out=$("$FABRICSM" sim --fat-tree 2,8 --serve 0.0.0.0:1 2>&1); rc=$?
 [ $rc = 2 ] && grep -q 'web-token-file' <<< "$out" || fail "--serve off loopback without a token: exit $rc: $out"
