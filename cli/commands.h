@@ -19,5 +19,6 @@ int cmd_show(int argc, char** argv);
 int cmd_status(int argc, char** argv);
 int cmd_health(int argc, char** argv);
 int cmd_config(int argc, char** argv);
+int cmd_study(int argc, char** argv);
 
 }  // namespace cli

@@ -19,6 +19,7 @@ struct Command {
 const Command kCommands[] = {
     {"sim", cli::cmd_sim, "run the SM against the in-process simulated fabric"},
     {"run", cli::cmd_run, "run the SM on a local InfiniBand port (libibumad; ibsim through its shim)"},
+    {"study", cli::cmd_study, "failure campaigns: fabrics x links failed x seeds x engines x traffic, one CSV row a run"},
     {"drill", cli::cmd_drill, "failover drills: several SMs on one simulated fabric, failures scripted"},
     {"show", cli::cmd_show, "print what the store knows: nodes, links, lids, routes, events, sweeps, sms, counters, health"},
     {"status", cli::cmd_status, "ask a running daemon for its state, or for a sweep"},
