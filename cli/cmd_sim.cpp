@@ -85,7 +85,7 @@ int cmd_sim(int argc, char** argv) {
       ("metrics", po::bool_switch(&a.run.metrics), "measure link loads, shift congestion, stretch and deadlock freedom")
       ("perfmgr", po::value(&a.run.counter_sweeps)->implicit_value(2), "after SUBNET UP, N counter sweeps of every port (default 2: the first reads every port, the next what moved)")
       ("link-loads", po::value(&a.link_loads), "write per-link all-to-all loads to this CSV file (implies --metrics)")
-      ("plot", po::value(&a.plot), "draw the link-load distribution of each engine to this SVG file (implies --metrics)")
+      ("plot", po::value(&a.plot), "draw the link-load distribution of each engine to this SVG file (implies --metrics); with --traffic, the links' utilisation")
       ("db", po::value(&a.run.db), "SQLite store: commit every sweep; an existing one gives its LIDs back")
       ("sm-node", po::value(&a.run.sm_node), "node the SM is attached to (default: the first node, as ibsim)")
       ("window", po::value(&a.run.window)->default_value(a.run.window), "SMPs in flight")
@@ -249,12 +249,23 @@ int cmd_sim(int argc, char** argv) {
   if (!a.link_loads.empty() && !write_file(a.link_loads, csv_link_loads(runs))) return 1;
   if (!a.plot.empty()) {
     std::vector<LoadSeries> series;
+    const bool traffic = !a.run.traffic.pattern.empty();
     for (const auto& o : runs) {
       LoadSeries s{o.engine, {}, o.up ? "" : "failed"};
-      for (const auto& l : o.links) s.loads.push_back(l.routes);
+      if (traffic && o.traffic) {  // every channel's utilisation, the idle ones too
+        for (const auto& p : o.traffic->ports) s.loads.push_back(p.utilisation);
+        s.loads.resize(std::max(s.loads.size(), o.traffic->channels), 0.0);
+      } else {
+        for (const auto& l : o.links) s.loads.push_back(static_cast<double>(l.routes));
+      }
       series.push_back(std::move(s));
     }
-    if (!write_file(a.plot, svg_load_plot(fmt::format("All-to-all link loads: {}", label), series))) return 1;
+    const std::string svg =
+        traffic ? svg_load_plot(fmt::format("Link utilisation under {}: {}", a.run.traffic.pattern, label), series,
+                                PlotAxes{.x = "directed links (CA links included), busiest first (share of all)",
+                                         .y = "utilisation (share of the link rate)", .decimals = 1})
+                : svg_load_plot(fmt::format("All-to-all link loads: {}", label), series);
+    if (!write_file(a.plot, svg)) return 1;
   }
   bool ok = true;
   for (const auto& o : runs) ok = ok && o.ok();

@@ -87,6 +87,7 @@ mad::Result<TrafficOutcome> run_traffic(sim::SimFabric& f, const sm::Subnet* sub
     out.hottest.push_back(HotLink{net.node_name(ch.from), ch.from_port, net.node_name(ch.to), ch.to_port,
                                   out.result.utilisation[c], ch.gbps});
   }
+  out.channels = net.channels().size();
   for (tr::ChannelId c = 0; c < net.channels().size(); ++c)
     if (out.result.utilisation[c] > 0)
       out.ports.push_back({net.channels()[c].from, net.channels()[c].from_port, out.result.utilisation[c]});

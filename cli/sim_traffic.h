@@ -55,6 +55,7 @@ struct TrafficOutcome {
     double utilisation;
   };
   std::vector<PortLoad> ports;
+  size_t channels = 0;  // every directed channel, loaded or not (CA links included)
   double wall_s = 0;
 };
 

@@ -38,12 +38,14 @@ double tick_step(double top, int n) {
 
 }  // namespace
 
-std::string svg_load_plot(const std::string& title, const std::vector<LoadSeries>& series) {
-  uint64_t top = 1;
+std::string svg_load_plot(const std::string& title, const std::vector<LoadSeries>& series, const PlotAxes& axes) {
+  double top = axes.decimals > 0 ? 0 : 1;
   for (const auto& s : series)
-    for (uint64_t l : s.loads) top = std::max(top, l);
-  const double step = tick_step(static_cast<double>(top), 5);
-  const double ymax = std::ceil(static_cast<double>(top) / step) * step;
+    for (double l : s.loads) top = std::max(top, l);
+  if (top <= 0) top = 1;
+  top = std::round(top * 1e6) / 1e6;  // a utilisation of 1.0000000001 is 1, not a reason for another tick
+  const double step = axes.decimals > 0 ? tick_step(top * 10, 5) / 10 : tick_step(top, 5);
+  const double ymax = std::ceil(top / step) * step;
   const double pw = kW - kLeft - kRight, ph = kH - kTop - kBottom;
   auto px = [&](double frac) { return kLeft + frac * pw; };
   auto py = [&](double v) { return kTop + ph - v / ymax * ph; };
@@ -57,8 +59,8 @@ std::string svg_load_plot(const std::string& title, const std::vector<LoadSeries
   // Axes, grid and ticks.
   for (double v = 0; v <= ymax + step / 2; v += step) {
     out += fmt::format("<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#ddd\"/>\n"
-                       "<text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5:.0f}</text>\n",
-                       kLeft, py(v), kLeft + pw, kLeft - 6, py(v) + 4, v);
+                       "<text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5:.{6}f}</text>\n",
+                       kLeft, py(v), kLeft + pw, kLeft - 6, py(v) + 4, v, axes.decimals);
   }
   for (int i = 0; i <= 10; ++i) {
     const double fr = i / 10.0;
@@ -69,12 +71,10 @@ std::string svg_load_plot(const std::string& title, const std::vector<LoadSeries
   out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#000\"/>\n"
                      "<line x1=\"{0}\" y1=\"{2}\" x2=\"{3}\" y2=\"{2}\" stroke=\"#000\"/>\n",
                      kLeft, kTop, kTop + ph, kLeft + pw);
-  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">directed switch-to-switch links, "
-                     "busiest first (share of all)</text>\n",
-                     kLeft + pw / 2, kH - 15);
-  out += fmt::format("<text transform=\"translate(20 {}) rotate(-90)\" text-anchor=\"middle\">"
-                     "all-to-all routes on the link</text>\n",
-                     kTop + ph / 2);
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", kLeft + pw / 2, kH - 15,
+                     escape(axes.x));
+  out += fmt::format("<text transform=\"translate(20 {}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
+                     kTop + ph / 2, escape(axes.y));
   // One curve per engine, with its legend entry.
   for (size_t k = 0; k < series.size(); ++k) {
     const double ly = kTop + 20 + 22 * static_cast<double>(k);
@@ -83,7 +83,7 @@ std::string svg_load_plot(const std::string& title, const std::vector<LoadSeries
                          escape(series[k].label), escape(series[k].failure));
       continue;
     }
-    std::vector<uint64_t> l = series[k].loads;
+    std::vector<double> l = series[k].loads;
     std::sort(l.begin(), l.end(), std::greater<>());
     const char* colour = kColours[k % std::size(kColours)];
     std::string pts;
@@ -91,13 +91,13 @@ std::string svg_load_plot(const std::string& title, const std::vector<LoadSeries
     const size_t stride = std::max<size_t>(1, n / 2000);  // keep the file small
     for (size_t i = 0; i < n; i += stride)
       pts += fmt::format("{:.1f},{:.1f} ", px(n > 1 ? static_cast<double>(i) / static_cast<double>(n - 1) : 0),
-                         py(static_cast<double>(l[i])));
-    if (n) pts += fmt::format("{:.1f},{:.1f}", px(1.0), py(static_cast<double>(l.back())));
+                         py(l[i]));
+    if (n) pts += fmt::format("{:.1f},{:.1f}", px(1.0), py(l.back()));
     out += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>\n", colour, pts);
     out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" stroke-width=\"3\"/>\n"
-                       "<text x=\"{4}\" y=\"{5}\">{6} (max {7})</text>\n",
+                       "<text x=\"{4}\" y=\"{5}\">{6} (max {7:.{8}f})</text>\n",
                        kLeft + pw + 15, ly, kLeft + pw + 40, colour, kLeft + pw + 46, ly + 4,
-                       escape(series[k].label), l.empty() ? 0 : l.front());
+                       escape(series[k].label), l.empty() ? 0.0 : l.front(), axes.decimals);
   }
   out += "</svg>\n";
   return out;

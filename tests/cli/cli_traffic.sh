@@ -57,6 +57,11 @@ printf 'H00000 H00001 3\n"H00002" H00000[1]\n' > "$work/flows"
 "$fabricsm" sim -t "$net" --traffic "file:$work/flows" --json > "$work/f.json" || fail "flows file: exit $?"
 python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["traffic"]; assert t["flows"] == 2 and t["unrouted"] == 0, t' \
   "$work/f.json" || fail "flows file figures"
+# --plot with --traffic: the links' utilisation, every channel drawn (idle ones at 0), top 1.0.
+"$fabricsm" sim -t "$net" --compare ftree,minhop --traffic shift:1 --plot "$work/u.svg" > /dev/null || fail "utilisation plot: exit $?"
+grep -q 'utilisation (share of the link rate)' "$work/u.svg" && [ "$(grep -c '<polyline' "$work/u.svg")" = 2 ] &&
+  grep -q '>1.0</text>' "$work/u.svg" && ! grep -q '>1.2</text>' "$work/u.svg" || fail "utilisation plot: axes or curves"
+if command -v rsvg-convert > /dev/null; then rsvg-convert "$work/u.svg" -o "$work/u.png" || fail "utilisation plot: not SVG"; fi
 for bad in "--traffic zigzag" "--traffic shift:0" "--adaptive" "--traffic all-to-all --bisections 0" \
            "--traffic all-to-all --message-size 0"; do
   # shellcheck disable=SC2086
