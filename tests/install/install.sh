@@ -179,7 +179,7 @@ check_completion() {  # check_completion "WANT" WORDS...
   if [ "$got" = "$want" ] && [ ! -s "$work/bash.err" ]; then log "complete 'fabricsm $*' -> $got"
   else fail "complete 'fabricsm $*' -> '$got' $(cat "$work/bash.err") (want '$want')"; fi
 }
-check_completion "sim show status" s
+check_completion "sim study show status" s
 check_completion "nodes links lids routes events sweeps sms counters health" show ""
 check_completion "--sm_priority" run --sm_p
 check_completion "two-level torus" topo t
