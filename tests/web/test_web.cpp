@@ -8,6 +8,7 @@
 #include "sim/metrics.h"
 #include "tests/sm/harness.h"
 #include "web/api.h"
+#include "web/api_parts.h"
 #include "web/fabric_index.h"
 
 using namespace std::chrono_literals;
@@ -186,6 +187,43 @@ TEST_CASE("route and lft follow the programmed tables; metrics are the tables' o
   CHECK(m["max_link_load"] == want.max_link_load);
   CHECK(m["deadlock_free"] == want.cdg_acyclic);
   CHECK(m["unrouted"] == 0);
+}
+
+TEST_CASE("counters colour the cables: utilisation from PortXmitData's rate, errors, isolated cables") {
+  Run r(*sim::make_fat_tree(2, 8), smtest::with_engine("ftree"));
+  REQUIRE(r.until_idle());
+  Served s = serve(r);
+  const auto& t = r.topo();
+  const auto leaf = *t.find(r.fabric->node(*r.fabric->find("S1_000")).guid);
+  const auto& up = t.port(leaf, mad::PortNum(5));  // to a spine
+  const double rate = web::data_bytes_per_s(up);
+  REQUIRE(rate > 0);
+  auto snap = std::make_shared<sm::perfmgr::Snapshot>();
+  sm::perfmgr::PortSample p;
+  p.local = {t.node(leaf).guid, "S1_000", 5, 0, true};
+  p.has_rates = true;
+  p.rates[sm::perfmgr::index(sm::perfmgr::Counter::xmit_data)] = rate / 4;  // a quarter of the link
+  p.rates[sm::perfmgr::index(sm::perfmgr::Counter::symbol_errors)] = 2;
+  snap->ports.push_back(p);
+  sm::perfmgr::Finding f;
+  f.rule = "symbol_error";
+  f.at = p.local;
+  f.isolated = true;
+  snap->findings.push_back(f);
+  s.pub.perf = snap;
+  const Json isolated = s.get("links", {{"state", "isolated"}});
+  REQUIRE(isolated["total"] == 1);
+  const Json& l = isolated["links"][0];
+  CHECK(l["utilisation"].get<double>() == doctest::Approx(0.25));
+  CHECK(l["errors_per_s"].get<double>() == doctest::Approx(2));
+  CHECK(l["findings"][0] == "symbol_error");
+  CHECK(s.get("links", {{"sort", "util"}, {"limit", "1"}})["links"][0]["state"] == "isolated");
+  const Json drawn = s.get("topology");
+  size_t marked = 0;
+  for (const auto& e : drawn["edges"]) marked += e["isolated"].get<size_t>();
+  CHECK(marked == 1);
+  CHECK(s.get("summary")["counts"]["isolated_cables"] == 1);
+  CHECK(s.get("node/S1_000")["ports"][5]["utilisation"].get<double>() == doctest::Approx(0.25));
 }
 
 TEST_CASE("events: newest first, filtered by level, code and text") {
