@@ -5,7 +5,6 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 
 #include "routing/engine.h"
 #include "sim/generators.h"
@@ -33,14 +32,6 @@ struct Args {
   bool json = false, no_verify = false;
   HaArgs ha;
 };
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 mad::Result<sim::FabricSpec> load_spec(const Args& a, std::string& label) {
   if (!a.topology.empty()) {
@@ -188,7 +179,7 @@ int cmd_drill(int argc, char** argv) {
   if (!(a.loss >= 0 && a.loss < 1)) return usage(fmt::format("--loss {}: must be in [0, 1)", a.loss));
   if (auto c = routing::parse_chain(a.routing); !c) return usage(c.error().message);
   std::vector<int> prios;
-  for (const auto& p : split(a.priorities)) {
+  for (const auto& p : split_list(a.priorities)) {
     int v = -1;
     if (std::sscanf(p.c_str(), "%d", &v) != 1 || v < 0 || v > 15) return usage(fmt::format("bad priority '{}' (0-15)", p));
     prios.push_back(v);
@@ -196,11 +187,11 @@ int cmd_drill(int argc, char** argv) {
   if (!prios.empty() && prios.size() != static_cast<size_t>(a.sms))
     return usage(fmt::format("--priorities lists {} values for {} SMs", prios.size(), a.sms));
   for (int i = static_cast<int>(prios.size()); i < a.sms; ++i) prios.push_back(std::max(0, 15 - 5 * i));
-  for (const std::string& e : split(a.events))
+  for (const std::string& e : split_list(a.events))
     if (std::find(std::begin(kDrillEvents), std::end(kDrillEvents), e) == std::end(kDrillEvents))
       return usage(fmt::format("--events: unknown drill event '{}' (kill, kill-standby, return, partition, heal, loss, "
                                "rogue)", e));
-  std::vector<std::string> nodes = split(a.sm_nodes);
+  std::vector<std::string> nodes = split_list(a.sm_nodes);
   if (!nodes.empty() && nodes.size() != static_cast<size_t>(a.sms))
     return usage(fmt::format("--sm-nodes lists {} nodes for {} SMs", nodes.size(), a.sms));
 
@@ -258,7 +249,7 @@ int cmd_drill(int argc, char** argv) {
     return 1;
   }
   DrillOptions o;
-  o.events = split(a.events);
+  o.events = split_list(a.events);
   o.settle = std::chrono::milliseconds(a.settle_ms);
   o.loss = a.loss;
   o.verify = !a.no_verify;

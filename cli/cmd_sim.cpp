@@ -150,12 +150,7 @@ int cmd_sim(int argc, char** argv) {
     if (a.compare.empty()) {
       engines.push_back(a.run.engine);
     } else {
-      // A comma list of engines (checked below, each alone) and lfts:FILE dumps.
-      for (size_t at = 0; at <= a.compare.size();) {
-        const size_t comma = std::min(a.compare.find(',', at), a.compare.size());
-        engines.push_back(a.compare.substr(at, comma - at));
-        at = comma + 1;
-      }
+      engines = split_list(a.compare, true);  // engines (each checked below) and lfts:FILE dumps
     }
     if (!a.import_lfts.empty()) {
       if (!a.compare.empty()) bad = "--import-lfts: in --compare, name the dump as an entry lfts:FILE";

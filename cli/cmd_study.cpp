@@ -47,16 +47,6 @@ struct StudyRow {
   double wall_s = 0;
 };
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  for (size_t at = 0; at <= s.size();) {
-    const size_t comma = std::min(s.find(',', at), s.size());
-    if (comma > at) out.push_back(s.substr(at, comma - at));
-    at = comma + 1;
-  }
-  return out;
-}
-
 mad::Result<sim::FabricSpec> load_fabric(const std::string& f) {
   unsigned levels = 0, radix = 0;
   char extra = 0;
@@ -143,7 +133,7 @@ int cmd_study(int argc, char** argv) {
   };
   if (fabrics.empty()) return usage("give at least one --fabric (a net file, or LEVELS,RADIX)");
   std::vector<double> fails;
-  for (const auto& f : split(fail)) {
+  for (const auto& f : split_list(fail)) {
     char* end = nullptr;
     const double v = std::strtod(f.c_str(), &end);
     if (*end != '\0' || !(v >= 0 && v < 1)) return usage(fmt::format("--fail {}: fractions in [0, 1)", f));
@@ -152,7 +142,7 @@ int cmd_study(int argc, char** argv) {
   if (fails.empty()) return usage("--fail: at least one fraction");
   if (seeds < 1 || bisections < 1 || jobs < 1) return usage("--seeds, --bisections and --jobs: 1 or more");
   if (!(message_size > 0)) return usage("--message-size: above 0");
-  const auto engine_list = split(engines), pattern_list = split(patterns);
+  const auto engine_list = split_list(engines), pattern_list = split_list(patterns);
   if (engine_list.empty() || pattern_list.empty()) return usage("--engines and --patterns: at least one each");
   for (const auto& e : engine_list)
     if (auto c = routing::parse_chain(e); !c) return usage(c.error().message);

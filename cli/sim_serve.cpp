@@ -19,15 +19,21 @@ namespace {
 std::atomic<int> g_serve_stop{0};
 void on_serve_signal(int s) { g_serve_stop.store(s); }
 
+// A figure of 0 for every port of the topology (by its port index).
+std::shared_ptr<web::LinkFigures> no_figures(const fabric::Topology& t, std::string name) {
+  auto f = std::make_shared<web::LinkFigures>();
+  f->name = std::move(name);
+  size_t ports = 0;
+  for (const auto& n : t.nodes()) ports = std::max<size_t>(ports, n.first_port + n.num_ports + 1);
+  f->value.assign(ports, 0);
+  return f;
+}
+
 // The all-to-all routes over each directed link of the simulated switches' own LFTs, by the
 // SM topology's port index (the simulator numbers its nodes its own way: GUIDs join them).
 std::shared_ptr<const web::LinkFigures> route_loads(const sim::SimFabric& f, const sm::Subnet& s) {
-  auto loads = std::make_shared<web::LinkFigures>();
-  loads->name = "all-to-all routes";
+  auto loads = no_figures(*s.topology, "all-to-all routes");
   const auto& t = *s.topology;
-  size_t ports = 0;
-  for (const auto& n : t.nodes()) ports = std::max<size_t>(ports, n.first_port + n.num_ports + 1);
-  loads->value.assign(ports, 0);
   const auto m = sim::measure_routing(f, sim::MetricsOptions{.keep_link_loads = true});
   for (const sim::LinkLoad& l : m.links) {
     const auto id = t.find(f.node(l.from).guid);
@@ -39,16 +45,10 @@ std::shared_ptr<const web::LinkFigures> route_loads(const sim::SimFabric& f, con
   return loads;
 }
 
-}  // namespace
-
 // The traffic's utilisation of each channel, by its sending port.
 std::shared_ptr<const web::LinkFigures> traffic_loads(const sim::SimFabric& f, const sm::Subnet& s, const TrafficOutcome& t) {
-  auto loads = std::make_shared<web::LinkFigures>();
-  loads->name = "utilisation by " + t.pattern + (t.adaptive ? " (adaptive)" : "");
+  auto loads = no_figures(*s.topology, "utilisation by " + t.pattern + (t.adaptive ? " (adaptive)" : ""));
   const auto& topo = *s.topology;
-  size_t ports = 0;
-  for (const auto& n : topo.nodes()) ports = std::max<size_t>(ports, n.first_port + n.num_ports + 1);
-  loads->value.assign(ports, 0);
   for (const auto& p : t.ports) {
     const auto id = topo.find(f.node(p.node).guid);
     if (!id) continue;
@@ -57,6 +57,8 @@ std::shared_ptr<const web::LinkFigures> traffic_loads(const sim::SimFabric& f, c
   }
   return loads;
 }
+
+}  // namespace
 
 bool serve_sim(const service::Service& svc, const sim::SimFabric& f, const SimOutcome& run, const SimServeOptions& o) {
   auto subnet = svc.subnet();
