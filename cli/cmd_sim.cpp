@@ -96,6 +96,7 @@ int cmd_sim(int argc, char** argv) {
       ("message-size", po::value(&a.message_size)->default_value(a.message_size), "bytes per flow for the completion time")
       ("bisections", po::value(&a.bisections)->default_value(a.bisections), "random-bisection: bisections the EBB is the mean of")
       ("adaptive", po::bool_switch(&a.run.traffic.adaptive), "with --traffic: every switch routes adaptively over the AR groups (the engine's, else adaptive-hint's)")
+      ("adapt", po::value(&a.run.adapt_rounds)->implicit_value(3), "with --traffic and --routing adaptive-hint: close the loop for up to N rounds (default 3): the PerfMgr reads the counters the traffic moves, traffic hints re-route off hot cables, the traffic runs again over the new tables")
       ("max-sweeps", po::value(&a.run.max_sweeps)->default_value(a.run.max_sweeps), "give up after this many sweeps")
       ("m-key-secret-file", po::value(&a.secret_file), "M_Key protection: per-port keys from this secret file (mode 0600), as m_key_secret_file")
       ("m-key-protection-level", po::value(&a.protect)->default_value(a.protect), "M_KeyProtectBits with --m-key-secret-file: 0 or 1")
@@ -137,6 +138,12 @@ int cmd_sim(int argc, char** argv) {
     bad = fmt::format("--message-size {}: must be above 0", a.message_size);
   else if (a.bisections < 1) bad = fmt::format("--bisections {}: must be 1 or more", a.bisections);
   else if (a.run.traffic.pattern.empty() && a.run.traffic.adaptive) bad = "--adaptive needs --traffic";
+  else if (vm.count("adapt") && a.run.adapt_rounds < 1) bad = "--adapt: 1 round or more";
+  else if (a.run.adapt_rounds > 0 && a.run.traffic.pattern.empty()) bad = "--adapt needs --traffic";
+  else if (a.run.adapt_rounds > 0 && (a.run.engine != "adaptive-hint" || !a.compare.empty()))
+    bad = "--adapt re-routes with traffic hints: it needs --routing adaptive-hint (and no --compare)";
+  else if (a.run.adapt_rounds > 0 && a.run.traffic.adaptive)
+    bad = "--adapt moves the static routes: not with --adaptive switches";
   else if (!a.run.traffic.pattern.empty())
     if (auto p = sim::traffic::parse_pattern(a.run.traffic.pattern); !p) bad = p.error().message;
   SimServeOptions serve;
@@ -160,8 +167,8 @@ int cmd_sim(int argc, char** argv) {
       if (e.starts_with("lfts:")) {
         if (e.size() == 5 && bad.empty()) bad = "lfts: names a dump file (lfts:FILE)";
         // Both address ports by this SM's LIDs, which the dump replaces.
-        if (bad.empty() && (a.run.counter_sweeps > 0 || a.run.traffic.adaptive))
-          bad = "an imported dump (--import-lfts, lfts:) goes without --perfmgr and --adaptive: they need this SM's LIDs";
+        if (bad.empty() && (a.run.counter_sweeps > 0 || a.run.traffic.adaptive || a.run.adapt_rounds > 0))
+          bad = "an imported dump (--import-lfts, lfts:) goes without --perfmgr, --adaptive and --adapt: they need this SM's LIDs";
       } else if (auto c = routing::parse_chain(e); !c && bad.empty()) {
         bad = c.error().message;
       }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mad/error.h"
+#include "sm/adapt/hint_loop.h"
 #include "sm/perfmgr/config.h"
 #include "sm/store/store.h"
 #include "sm/subnet_manager.h"
@@ -25,6 +26,7 @@ struct DaemonConfig {
   std::string guid;  // port GUID, as OpenSM's `guid`
   sm::SmConfig sm;   // sweeps, routing, port parameters, transactions, HA (sm.ha)
   sm::perfmgr::Config perf;  // port counters (perfmgr_*) and health rules (health_*)
+  sm::adapt::Config adapt;   // traffic hints for adaptive-hint (traffic_*)
   std::string root_guid_file;
   std::string partition_config_file;  // read into sm.partitions by load_config
   bool allow_both_pkeys = false;      // OpenSM's: `=both` gives a port both entries, else the full one

@@ -2,6 +2,7 @@
 #include <fmt/ranges.h>
 
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
@@ -107,6 +108,23 @@ const std::vector<Option>& perfmgr_options() {
           "firing (0: isolated cables stay out until `fabricsm health clear`)", 0, 30 * 86400,
           [](DaemonConfig& c, int64_t v) { c.perf.clean_time = std::chrono::seconds(v); },
           [](const DaemonConfig& c) { return std::chrono::duration_cast<std::chrono::seconds>(c.perf.clean_time).count(); }),
+      flag("traffic_hints", "with perfmgr and adaptive-hint: move the busiest destinations off the channels the "
+           "counters show hot, onto equally good ports", [](auto& c) -> auto& { return c.adapt.enabled; }),
+      num("traffic_hot_pct", "traffic hints: a switch-to-switch channel this busy (percent) is hot ...",
+          1, 100, [](DaemonConfig& c, int64_t v) { c.adapt.hot = static_cast<double>(v) / 100; },
+          [](const DaemonConfig& c) { return std::lround(c.adapt.hot * 100); }),
+      num("traffic_skew_pct", "... and at least this percentage of the loaded channels' mean utilisation", 100, 10000,
+          [](DaemonConfig& c, int64_t v) { c.adapt.skew = static_cast<double>(v) / 100; },
+          [](const DaemonConfig& c) { return std::lround(c.adapt.skew * 100); }),
+      num("traffic_release_pct", "traffic hints: the moves are given back when the CAs send less than this "
+          "percentage of their peak since the first", 1, 99,
+          [](DaemonConfig& c, int64_t v) { c.adapt.release = static_cast<double>(v) / 100; },
+          [](const DaemonConfig& c) { return std::lround(c.adapt.release * 100); }),
+      num("traffic_interval_s", "traffic hints: seconds at least between two rounds", 1, 86400,
+          [](DaemonConfig& c, int64_t v) { c.adapt.min_interval = std::chrono::seconds(v); },
+          [](const DaemonConfig& c) {
+            return std::chrono::duration_cast<std::chrono::seconds>(c.adapt.min_interval).count();
+          }),
   };
   return t;
 }

@@ -232,7 +232,7 @@ void Daemon::reload() {
       log_.warn(sm::code::reload_restart_only, "SIGHUP: these take effect at the next start, not now: {}",
                 fmt::join(r.restart, ", "));
     log_.set_level(sm::parse_level(r.apply.log_level));
-    service_->reconfigure(r.apply.sm, r.apply.perf);
+    service_->reconfigure(r.apply.sm, r.apply.perf, r.apply.adapt);
     log_.info(sm::code::reload_done, "SIGHUP: configuration {} re-read: {}",
               a_.config_file.empty() ? "(none)" : a_.config_file,
               r.changed.empty() ? "nothing to change now" : fmt::format("{}", fmt::join(r.changed, ", ")));
@@ -310,7 +310,7 @@ int Daemon::run() {
 
   auto svc = service::Service::create(
       *transport_, service::Config{.sm = a_.cfg.sm, .db_path = a_.cfg.db_path, .on_corrupt = a_.cfg.on_corrupt_db, .db_group = a_.cfg.db_gid,
-                                   .perf = a_.cfg.perf, .imported_lids = a_.cfg.imported_lids},
+                                   .perf = a_.cfg.perf, .adapt = a_.cfg.adapt, .imported_lids = a_.cfg.imported_lids},
       log_);
   if (!svc) return 1;  // the reason is logged
   service_ = std::move(*svc);

@@ -86,6 +86,7 @@ std::string text_summary(const std::string& fabric, const SimOutcome& o, long rs
                      m.cdg_acyclic ? "acyclic: deadlock-free on one VL" : "HAS A CYCLE", m.cdg_edges);
   }
   if (o.traffic) s += text_traffic(*o.traffic);
+  if (o.adapt) s += text_adapt(*o.adapt);
   if (o.perf_busiest)
     s += fmt::format("perfmgr saw \"{}\"[{}] sending most: {:.1f} Gb/s, PortXmitWait {:.0f}/s\n", o.perf_busiest->node,
                      o.perf_busiest->port, o.perf_busiest->xmit_gbps, o.perf_busiest->xmit_wait_per_s);
@@ -208,6 +209,7 @@ Json json_outcome(const SimOutcome& o) {
                  {"verify", {{"wall_ms", rounded(o.verify_s * 1e3, 3)}}}};
   j["metrics"] = std::move(metrics);
   j["traffic"] = o.traffic ? json_traffic(*o.traffic) : Json(nullptr);
+  if (o.adapt) j["adapt"] = json_adapt(*o.adapt);
   if (o.perf_busiest)
     j["traffic"]["perfmgr_busiest"] = {{"node", o.perf_busiest->node}, {"port", o.perf_busiest->port},
                                        {"xmit_gbps", rounded(o.perf_busiest->xmit_gbps, 3)},

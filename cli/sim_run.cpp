@@ -55,9 +55,12 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
   cfg.ports.m_key_protect = o.m_key_protect;
   // The same stack `fabricsm run` runs: with --db, the store a daemon would leave.
   sm::perfmgr::Config perf;
-  perf.enabled = o.counter_sweeps > 0;
+  perf.enabled = o.counter_sweeps > 0 || o.adapt_rounds > 0;
   perf.sweep_time = std::chrono::seconds(10);
-  auto svc = service::Service::create(transport, service::Config{.sm = cfg, .db_path = o.db, .perf = perf}, log);
+  sm::adapt::Config adapt;
+  adapt.enabled = o.adapt_rounds > 0;
+  adapt.min_interval = perf.sweep_time;  // virtual time: rounds as soon as a clean measurement allows
+  auto svc = service::Service::create(transport, service::Config{.sm = cfg, .db_path = o.db, .perf = perf, .adapt = adapt}, log);
   if (!svc) return std::unexpected(svc.error());
   service::Service& service = **svc;
   const sm::SubnetManager& manager = service.manager();
@@ -87,6 +90,12 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
     auto t = run_traffic(f, published.get(), o.traffic);
     if (!t) return std::unexpected(t.error());
     out.traffic = std::move(*t);
+    if (o.adapt_rounds > 0) {
+      progress.phase("adapting");
+      auto a = run_adapt_loop(service, f, transport, o.traffic, *out.traffic, AdaptOptions{.max_rounds = static_cast<size_t>(o.adapt_rounds)});
+      if (!a) return std::unexpected(a.error());
+      out.adapt = std::move(*a);
+    }
   }
   if (loop && manager.subnet_up() && o.counter_sweeps > 0) {
     progress.phase("counter sweeps");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/sim_adapt.h"
 #include "cli/sim_traffic.h"
 #include "mad/transactions.h"
 #include "service/service.h"
@@ -48,6 +49,8 @@ struct SimRunOptions {
   std::function<bool(const service::Service&, const sim::SimFabric&, const SimOutcome&)> serve;
   // After SUBNET UP (before any counter sweeps), this traffic over the fabric.
   TrafficRunOptions traffic;
+  // With traffic: the closed loop (cli/sim_adapt.h) for at most this many rounds; 0: none.
+  int adapt_rounds = 0;
 };
 
 struct NamedLinkLoad {
@@ -89,6 +92,7 @@ struct SimOutcome {
     double xmit_wait_per_s = 0;  // PortXmitWait ticks per second
   };
   std::optional<PerfSeen> perf_busiest;
+  std::optional<AdaptOutcome> adapt;  // --adapt
 
   bool ok() const { return up && verify.all_routed() && verify.ports_not_active == 0 && store_error.empty(); }
 };

@@ -88,6 +88,12 @@ mad::Result<TrafficOutcome> run_traffic(sim::SimFabric& f, const sm::Subnet* sub
                                   out.result.utilisation[c], ch.gbps});
   }
   out.channels = net.channels().size();
+  for (tr::ChannelId c = 0; c < out.result.demand.size(); ++c)
+    out.max_offered = std::max(out.max_offered, out.result.demand[c] / net.channels()[c].gbps);
+  std::vector<bool> ca_link(net.channels().size(), false);
+  for (const tr::CaEnd& e : net.cas()) ca_link[e.up] = ca_link[e.down] = true;
+  for (tr::ChannelId c = 0; c < out.result.utilisation.size(); ++c)
+    if (!ca_link[c]) out.max_switch_utilisation = std::max(out.max_switch_utilisation, out.result.utilisation[c]);
   for (tr::ChannelId c = 0; c < net.channels().size(); ++c)
     if (out.result.utilisation[c] > 0)
       out.ports.push_back({net.channels()[c].from, net.channels()[c].from_port, out.result.utilisation[c]});
@@ -132,6 +138,8 @@ std::string text_traffic(const TrafficOutcome& t) {
                      t.ebb->unrouted ? fmt::format("; {} flows unrouted", t.ebb->unrouted) : "");
   s += fmt::format("throughput  {:.1f} Gb/s aggregate{}; flow rate / link rate: mean {:.4f}, min {:.4f}\n", r.aggregate_gbps,
                    t.ebb ? " (the first bisection)" : "", r.mean_rate, r.min_rate);
+  s += fmt::format("offered     the busiest channel is offered {:.2f}x its capacity; the busiest switch-to-switch "
+                   "channel is {:.1f}% utilised\n", t.max_offered, t.max_switch_utilisation * 100);
   s += fmt::format("completion  {} per flow: {}{}\n", bytes_text(t.message_bytes), time_text(r.completion_s),
                    r.completion_exact ? "" : " (approximate: many rounds of flows finishing)");
   for (size_t i = 0; i < t.hottest.size(); ++i) {
@@ -160,6 +168,7 @@ Json json_traffic(const TrafficOutcome& t) {
               {"mean_rate", rounded(r.mean_rate, 6)}, {"min_rate", rounded(r.min_rate, 6)},
               {"completion_s", std::isfinite(r.completion_s) ? Json(r.completion_s) : Json(nullptr)},
               {"completion_exact", r.completion_exact}, {"max_utilisation", rounded(r.max_utilisation, 6)},
+              {"max_offered", rounded(t.max_offered, 6)}, {"max_switch_utilisation", rounded(t.max_switch_utilisation, 6)},
               {"ebb", std::move(ebb)}, {"hottest", std::move(hot)}, {"wall_s", rounded(t.wall_s, 3)}};
 }
 

@@ -46,6 +46,11 @@ struct TrafficOutcome {
   double message_bytes = 0;
   size_t cas = 0;
   sim::traffic::TrafficResult result;  // without its per-flow and per-channel vectors
+  // The busiest channel's offered load over its capacity: what its flows would send at their
+  // sources' link rates (1: just full; 4: four flows share it). Utilisation stops at 1; this
+  // shows how oversubscribed the hot spot is.
+  double max_offered = 0;
+  double max_switch_utilisation = 0;  // of the switch-to-switch channels (CA links aside)
   std::optional<sim::traffic::EbbResult> ebb;  // random-bisection
   std::vector<HotLink> hottest;
   // Every loaded channel by its sending port (the fabric's node index): for the web view.

@@ -21,7 +21,7 @@ int64_t system_ms() {
 }  // namespace
 
 Service::Service(mad::Transport& transport, Config cfg, sm::Logger& log)
-    : transport_(transport), cfg_(std::move(cfg)), log_(log) {
+    : transport_(transport), cfg_(std::move(cfg)), log_(log), hints_(cfg_.adapt) {
   if (!cfg_.wall_ms) cfg_.wall_ms = system_ms;
 }
 
@@ -218,13 +218,15 @@ void Service::on_sweep(const std::shared_ptr<const sm::Subnet>& s) {
                    s->sweep.number, c->nodes, c->ports, c->lids, c->switches, c->events, c->ms);
     }
   }
+  if (configured) note_hints_in_place(*s);
   if (on_sweep_done) on_sweep_done(s);
 }
 
-void Service::reconfigure(const sm::SmConfig& next, const sm::perfmgr::Config& perf) {
+void Service::reconfigure(const sm::SmConfig& next, const sm::perfmgr::Config& perf, const sm::adapt::Config& adapt) {
   manager_->reconfigure(next);
   multicast_->set_partitions(next.partitions);
   perf_->reconfigure(perf);
+  hints_.reconfigure(adapt);
 }
 
 void Service::on_mad(const mad::Packet& p) {
@@ -259,7 +261,43 @@ void Service::on_counter_sweep(const std::shared_ptr<const sm::perfmgr::Snapshot
       store_status_.counter_rows += c->ports;
     }
   }
+  if (manager_->state() == mad::SmState::master) adapt_to(*s);
   if (on_counters) on_counters(s);
+}
+
+void Service::adapt_to(const sm::perfmgr::Snapshot& snap) {
+  const std::shared_ptr<const sm::Subnet> subnet = manager_->subnet();
+  if (!subnet) return;
+  auto d = hints_.on_snapshot(snap, *subnet, transport_.clock().now());
+  if (!d) return;
+  if (d->kind == sm::adapt::Decision::Kind::stop) {
+    log_.info(sm::code::traffic_stopped, "traffic hints round {} did not pay: {}", d->round, d->why);
+    return;
+  }
+  if (d->kind == sm::adapt::Decision::Kind::release) {
+    log_.info(sm::code::traffic_released, "traffic hints round {}: {} moved route(s) given back: {}", d->round,
+              manager_->pinned(), d->why);
+  } else {
+    std::string hot;
+    for (const sm::adapt::HotChannel& c : d->hot)
+      hot += fmt::format("{}\"{}\"[{}] -> \"{}\"[{}] {:.0f}%", hot.empty() ? "" : "; ", c.from.description, c.from.port,
+                         c.to.description, c.to.port, c.utilisation * 100);
+    log_.info(sm::code::traffic_round, "traffic hints round {}: moving routes: {}; every hot channel: {}", d->round, d->why,
+              hot);
+  }
+  manager_->set_traffic_hints(std::move(d->load), d->round);
+}
+
+// The first sweep up with a round's hints: what it moved and what it wrote.
+void Service::note_hints_in_place(const sm::Subnet& s) {
+  hints_.on_sweep(s);
+  const uint64_t g = s.sweep.hints_generation;
+  if (g == 0 || g == hints_noted_ || !s.sweep.up || !s.configured()) return;
+  hints_noted_ = g;
+  log_.info(sm::code::traffic_round_done,
+            "traffic hints round {} in place (sweep {}): {} hot channel(s), {} destination(s) moved, {} LFT entries, "
+            "{} LFT blocks written", g, s.sweep.number, s.sweep.hinted_links, s.sweep.moved_destinations,
+            s.sweep.moved_entries, s.sweep.program.lft_blocks_written);
 }
 
 void Service::on_tick() {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "mad/reactor.h"
+#include "sm/adapt/hint_loop.h"
 #include "sm/log.h"
 #include "sm/multicast/multicast.h"
 #include "sm/perfmgr/perfmgr.h"
@@ -34,6 +35,7 @@ struct Config {
   std::optional<unsigned> db_group;  // the group that may read the store; none: owner only
   sm::sa::ServerConfig sa;
   sm::perfmgr::Config perf;  // port counters and health (off unless perf.enabled)
+  sm::adapt::Config adapt;   // traffic hints from the counters, for adaptive-hint (sm/adapt/)
   // LIDs from OpenSM's guid2lid file (sm/guid2lid.h), for the ports the store does not remember.
   sm::LidMap imported_lids;
   // Milliseconds since the epoch, for what the store keeps (the transport's clock starts anew
@@ -65,9 +67,9 @@ class Service final : public mad::Reactor {
   std::optional<mad::Nanos> next_deadline() const override;
 
   void request_sweep(std::string why, bool verify = false) { manager_->request_sweep(std::move(why), verify); }
-  // SIGHUP: the SM's new settings (what it takes: SubnetManager::reconfigure), partitions and
-  // the PerfMgr's settings (all but its window of queries).
-  void reconfigure(const sm::SmConfig& next, const sm::perfmgr::Config& perf);
+  // SIGHUP: the SM's new settings (what it takes: SubnetManager::reconfigure), partitions,
+  // the PerfMgr's settings (all but its window of queries) and the traffic hints'.
+  void reconfigure(const sm::SmConfig& next, const sm::perfmgr::Config& perf, const sm::adapt::Config& adapt);
   // SIGTERM: a master hands the subnet over first (SubnetManager::resign).
   bool resign() { return manager_->resign(); }
   // Writes what waits for the next commit (events, SM peers, SA state): before exit.
@@ -83,6 +85,7 @@ class Service final : public mad::Reactor {
   // What the last counter sweep published (null until one ended, and when the PerfMgr is off).
   std::shared_ptr<const sm::perfmgr::Snapshot> perf() const { return perf_->snapshot(); }
   const sm::perfmgr::PerfMgr& perfmgr() const { return *perf_; }
+  const sm::adapt::HintLoop& traffic_hints() const { return hints_; }
   // `fabricsm health clear`: closes findings (all, or at or facing one port); how many.
   size_t clear_health(std::optional<sm::perfmgr::Cable> port) { return perf_->clear(port); }
   // The events logged lately (the store's event log keeps them all), the newest last, and how
@@ -104,6 +107,8 @@ class Service final : public mad::Reactor {
   void wire(sm::Remembered remembered, std::vector<sm::store::SaObject> stored);
   void on_sweep(const std::shared_ptr<const sm::Subnet>& s);
   void on_counter_sweep(const std::shared_ptr<const sm::perfmgr::Snapshot>& s);
+  void adapt_to(const sm::perfmgr::Snapshot& s);
+  void note_hints_in_place(const sm::Subnet& s);
   sm::perfmgr::View perf_view() const;
   bool perf_may_query() const;
   void on_log(sm::Level l, const sm::LogCode& code, std::string_view msg);
@@ -126,6 +131,8 @@ class Service final : public mad::Reactor {
   std::unique_ptr<sm::sa::Reporter> reporter_;
   std::unique_ptr<sm::perfmgr::PerfMgr> perf_;
   uint64_t isolation_epoch_ = 0;  // of the PerfMgr's isolated cables the SM was last given
+  sm::adapt::HintLoop hints_;
+  uint64_t hints_noted_ = 0;  // the last round of traffic hints logged as in place
   mad::Nanos next_sample_{0};     // the store keeps counter samples from then on
   // The index of the last sweep that configured the subnet: the SA answers from it while this
   // SM is master, and the next such sweep is compared with it (traps 64/65).

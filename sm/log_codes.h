@@ -77,6 +77,8 @@ struct LogCode {
   X(repaired, 404, info, quiet, "routes repaired after a removal: destinations re-routed")             \
   X(routing_in_full, 405, debug, quiet, "an incremental sweep routes in full, and why")                \
   X(no_repair, 406, debug, quiet, "a repair was refused by the engine's rules: routing in full")      \
+  X(routes_moved, 407, info, event, "traffic hints: destinations moved off hot channels, or given back") \
+  X(hot_channel_kept, 408, debug, quiet, "traffic hints: a hot channel none of whose destinations can move") \
   X(program_failed, 501, error, event, "an SMP of the programming phase failed")                       \
   X(program_failures_suppressed, 502, error, event, "more programming failures, not logged one by one") \
   X(programmed, 503, info, quiet, "programming: LFT blocks, SwitchInfo, port Sets, activations")       \
@@ -155,6 +157,10 @@ struct LogCode {
   X(cable_restored, 1014, info, event, "an isolated cable is back in the routes")                  \
   X(health_cleared, 1015, info, event, "an operator cleared health findings")                      \
   X(counters_not_stored, 1016, error, event, "a counter sweep's samples could not be written to the store") \
+  X(traffic_round, 1020, info, event, "traffic hints: a round starts, with the hot channels and why") \
+  X(traffic_released, 1021, info, event, "traffic hints given back: the traffic that caused them eased") \
+  X(traffic_round_done, 1022, info, event, "traffic hints in place: destinations moved, LFT blocks written") \
+  X(traffic_stopped, 1023, info, event, "traffic hints: a round did not raise throughput: no more until the traffic changes") \
   X(metrics_listening, 1050, info, event, "the metrics endpoint listens (metrics_listen)")              \
   X(metrics_not_loopback, 1051, warn, event, "metrics_listen is not loopback: reachable from the network") \
   X(metrics_bind_failed, 1052, error, event, "the metrics endpoint cannot listen: the daemon stops (exit 2)") \

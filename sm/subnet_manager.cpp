@@ -218,6 +218,7 @@ bool SubnetManager::route() {
     for (const auto& [g, p] : isolated_) ends.emplace_back(g, PortNum(p));
     over = std::make_shared<const Topology>(topo_->without_cables(ends));
   }
+  report_.hints_generation = hints_generation_;
   if (!try_repair(*over)) {
     auto routed = routing::compute_chain(cfg_.routing_engine, *over, cfg_.routing);
     report_.routing = clock_.phase();
@@ -233,7 +234,8 @@ bool SubnetManager::route() {
     log_.info(code::routed, "sweep {}: routing: {} over {} switches, LIDs 1..{}, {:.1f} ms", report_.number, report_.engine,
               report_.switches, report_.max_lid, report_.routing.wall_ms);
   }
-  routed_ = Routed{over, tables_, report_.engine, cfg_.routing_engine};
+  apply_traffic(*over);
+  routed_ = Routed{over, tables_, report_.engine, cfg_.routing_engine, hints_generation_};
   return true;
 }
 
@@ -244,6 +246,7 @@ bool SubnetManager::try_repair(const Topology& over) {
   const char* why = nullptr;
   if (routed_->chain != cfg_.routing_engine) why = "the routing engine changed";
   else if (report_.lids.changed != 0 || report_.lids.fresh != 0) why = "LIDs changed";
+  else if (routed_->hints_generation != hints_generation_ && traffic_.empty()) why = "the traffic hints were given back";
   if (why) {
     log_.debug(code::routing_in_full, "sweep {}: routing in full: {}", report_.number, why);
     return false;

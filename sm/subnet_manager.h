@@ -28,6 +28,7 @@
 #include "mad/reactor.h"
 #include "mad/transactions.h"
 #include "routing/engine.h"
+#include "routing/retune.h"
 #include "sm/discovery.h"
 #include "sm/fabric_model.h"
 #include "sm/flap_detector.h"
@@ -142,6 +143,13 @@ class SubnetManager final : public mad::Reactor {
   // repairs the routes), and every later sweep routes without them until they are given back.
   void set_isolated(std::set<std::pair<Guid, uint8_t>> cables);
   const std::set<std::pair<Guid, uint8_t>>& isolated() const { return isolated_; }
+  // Traffic hints (sm/adapt/, routing/retune.h): the hot channels and the loads measured. A
+  // change re-reads a switch at a hot channel, and that sweep's routing moves the busiest
+  // destinations off them onto equally good ports (tables with alternatives: adaptive-hint),
+  // numbering it `generation` (SweepReport::hints_generation); programming writes only the LFT
+  // blocks that changed. The moves stay pinned on later routes until hints come empty.
+  void set_traffic_hints(routing::TrafficLoad load, uint64_t generation);
+  size_t pinned() const { return pins_.size(); }
   // The ports flapping now, with their state changes within the flap window.
   std::vector<FlapDetector::Flap> flapping() const { return flaps_.current(); }
   // Every well-formed trap Notice the SM received, after it acted on it (the SA reports it
@@ -158,6 +166,10 @@ class SubnetManager final : public mad::Reactor {
   // Routes topo_ into tables_ (repair or full); false when the fabric cannot be routed.
   bool route();
   bool try_repair(const Topology& over);
+  // Traffic hints (subnet_manager_hints.cpp): the pins back on fresh tables and, for a new
+  // round, the moves; then what moved since the last routes.
+  void apply_traffic(const Topology& over);
+  void count_moves(const Topology& over);
   void finish(bool up, std::string failure);
   void publish();
   void start_next_if_wanted();
@@ -214,6 +226,7 @@ class SubnetManager final : public mad::Reactor {
     std::shared_ptr<const Topology> topo;
     std::shared_ptr<const routing::RoutingTables> tables;
     std::string engine, chain;
+    uint64_t hints_generation = 0;
   };
   std::shared_ptr<const Topology> topo_;
   std::shared_ptr<Topology> walked_;  // topo_ while it waits for its LIDs
@@ -232,6 +245,9 @@ class SubnetManager final : public mad::Reactor {
   PendingSweeps pending_;
   FlapDetector flaps_;
   std::set<std::pair<Guid, uint8_t>> isolated_;  // cables routing leaves out (set_isolated)
+  routing::TrafficLoad traffic_;  // set_traffic_hints
+  uint64_t hints_generation_ = 0;
+  std::map<std::pair<Guid, uint16_t>, uint8_t> pins_;  // (switch, LID) -> port the traffic moved it to
   // Holes (walk_holes.h): how many walks in a row each one stayed unanswered; those that
   // stayed so for kLeaveOut walks are left out (a hung agent), the rest block SUBNET UP. A
   // sweep that failed only for holes and failed Sets retries just those nodes.

@@ -36,6 +36,11 @@ struct SweepReport {
   // LIDs re-routed somewhere, and LFT entries changed.
   bool repaired = false;
   size_t repaired_destinations = 0, repaired_entries = 0;
+  // The traffic hints routing used (sm/adapt/: 0 = none yet), their hot channels, and for a
+  // new round, the destination LIDs whose route moved somewhere and the entries.
+  uint64_t hints_generation = 0;
+  size_t hinted_links = 0;
+  size_t moved_destinations = 0, moved_entries = 0;
   ProgramStats program;
   uint64_t mft_blocks = 0;  // multicast forwarding blocks written
   PKeyStats pkeys;

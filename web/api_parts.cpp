@@ -4,7 +4,6 @@
 #include <charconv>
 
 #include "mad/port_info.h"
-#include "mad/sa_path_record.h"
 
 namespace web {
 
@@ -86,13 +85,6 @@ Json port_end(const FabricIndex& ix, NodeId id, uint8_t port) {
   const auto& n = t.node(id);
   return Json{{"id", id}, {"guid", guid_text(n.guid)}, {"description", n.description}, {"port", port},
               {"lid", lid_of(t, id, port)}, {"type", node_type_name(n)}};
-}
-
-double data_bytes_per_s(const fabric::Port& p) {
-  const bool ext = p.speed_ext_active != 0;
-  const uint8_t code = mad::rate::of_link(p.width_active, p.speed_active, p.speed_ext_active, true);
-  const double gbps = mad::rate::tenths_gbps(code) / 10.0;
-  return gbps * 1e9 / 8 * (ext ? 64.0 / 66.0 : 0.8);
 }
 
 std::string rate_name(const fabric::Port& p) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "fabric/data_rate.h"
 #include "web/api.h"
 
 namespace web {
@@ -32,8 +33,7 @@ mad::PortState port_state_now(const FabricIndex& ix, NodeId id, uint8_t port);
 Json node_brief(const FabricIndex& ix, NodeId id);
 // {guid, description, port, lid} of one end of a cable
 Json port_end(const FabricIndex& ix, NodeId id, uint8_t port);
-// The link's data rate in bytes per second (8b/10b up to QDR, 64b/66b from FDR on).
-double data_bytes_per_s(const fabric::Port& p);
+using fabric::data_bytes_per_s;  // the link's data rate in bytes per second
 std::string rate_name(const fabric::Port& p);  // "4xEDR"
 
 // The PerfMgr's sample of a port, if it reads that port.

@@ -2,29 +2,13 @@
 
 #include <algorithm>
 
+#include "fabric/data_rate.h"
 #include "sim/as_topology.h"
 
 namespace sim::traffic {
 
 double link_gbps(uint8_t width_active, uint8_t speed_active, uint8_t speed_ext_active) {
-  double lanes = 0;
-  switch (width_active) {
-    case width::x1: lanes = 1; break;
-    case width::x2: lanes = 2; break;
-    case width::x4: lanes = 4; break;
-    case width::x8: lanes = 8; break;
-    case width::x12: lanes = 12; break;
-    default: return 0;
-  }
-  double lane = 0;  // data rate per lane after line coding, Gb/s
-  if (speed_ext_active & speed::ndr) lane = 100;
-  else if (speed_ext_active & speed::hdr) lane = 50;
-  else if (speed_ext_active & speed::edr) lane = 25;
-  else if (speed_ext_active & speed::fdr) lane = 13.64;
-  else if (speed_active & speed::qdr) lane = 8;
-  else if (speed_active & speed::ddr) lane = 4;
-  else if (speed_active & speed::sdr) lane = 2;
-  return lanes * lane;
+  return fabric::data_gbps(width_active, speed_active, speed_ext_active);  // what the PerfMgr measures against
 }
 
 namespace {

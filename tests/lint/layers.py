@@ -20,6 +20,7 @@ RULES = {
     "sm/partitions/": FABRIC + ["sm/partitions/", "sm/types.h"],
     "sm/": CORE_ALL,
     "sm/perfmgr/": CORE_ALL,
+    "sm/adapt/": CORE_ALL,
     "sm/store/": CORE_ALL,
     "sm/sa/": CORE_ALL,
     "sm/multicast/": CORE_ALL,
@@ -28,10 +29,11 @@ RULES = {
     "web/": CORE_ALL + ["service/", "metrics/", "web/"],  # reads it too, and the metrics' figures
 }
 # Inside sm/: the core may not include its sub-libraries; they include each other only upward
-# (perfmgr <- store <- sa <- multicast).
+# (perfmgr <- adapt, perfmgr <- store <- sa <- multicast).
 SM_SUBLIBS = {
-    "sm/": ["sm/perfmgr/", "sm/store/", "sm/sa/", "sm/multicast/"],
-    "sm/perfmgr/": ["sm/store/", "sm/sa/", "sm/multicast/"],
+    "sm/": ["sm/perfmgr/", "sm/adapt/", "sm/store/", "sm/sa/", "sm/multicast/"],
+    "sm/perfmgr/": ["sm/adapt/", "sm/store/", "sm/sa/", "sm/multicast/"],
+    "sm/adapt/": ["sm/store/", "sm/sa/", "sm/multicast/"],
     "sm/store/": ["sm/sa/", "sm/multicast/"],
     "sm/sa/": ["sm/multicast/"],
     "sm/multicast/": [],
