@@ -79,6 +79,7 @@ struct LogCode {
   X(no_repair, 406, debug, quiet, "a repair was refused by the engine's rules: routing in full")      \
   X(routes_moved, 407, info, event, "traffic hints: destinations moved off hot channels, or given back") \
   X(hot_channel_kept, 408, debug, quiet, "traffic hints: a hot channel none of whose destinations can move") \
+  X(no_alternatives, 409, info, event, "traffic hints: the tables offer no other equally good ports: nothing moves") \
   X(program_failed, 501, error, event, "an SMP of the programming phase failed")                       \
   X(program_failures_suppressed, 502, error, event, "more programming failures, not logged one by one") \
   X(programmed, 503, info, quiet, "programming: LFT blocks, SwitchInfo, port Sets, activations")       \

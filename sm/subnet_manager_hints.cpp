@@ -28,7 +28,7 @@ void SubnetManager::apply_traffic(const Topology& over) {
   routing::apply_pins(over, t, pins);
   if (round && !traffic_.empty()) {
     if (!t.has_alternatives()) {
-      log_.info(code::routes_moved, "sweep {}: traffic hints {}: the {} tables offer no other equally good ports: nothing moves",
+      log_.info(code::no_alternatives, "sweep {}: traffic hints {}: the {} tables offer no other equally good ports: nothing moves",
                 report_.number, hints_generation_, report_.engine);
     } else {
       routing::Retuned r = routing::retune_routes(over, t, traffic_);
