@@ -96,7 +96,7 @@ int cmd_sim(int argc, char** argv) {
       ("message-size", po::value(&a.message_size)->default_value(a.message_size), "bytes per flow for the completion time")
       ("bisections", po::value(&a.bisections)->default_value(a.bisections), "random-bisection: bisections the EBB is the mean of")
       ("adaptive", po::bool_switch(&a.run.traffic.adaptive), "with --traffic: every switch routes adaptively over the AR groups (the engine's, else adaptive-hint's)")
-      ("adapt", po::value(&a.run.adapt_rounds)->implicit_value(3), "with --traffic and --routing adaptive-hint: close the loop for up to N rounds (default 3): the PerfMgr reads the counters the traffic moves, traffic hints re-route off hot cables, the traffic runs again over the new tables")
+      ("adapt", po::value(&a.run.adapt_rounds)->implicit_value(3), "with --traffic and --routing adaptive-hint: close the loop for up to N rounds (default 3): the PerfMgr reads the counters the traffic moves, traffic hints move routes off hot channels, the traffic runs again over the new tables")
       ("max-sweeps", po::value(&a.run.max_sweeps)->default_value(a.run.max_sweeps), "give up after this many sweeps")
       ("m-key-secret-file", po::value(&a.secret_file), "M_Key protection: per-port keys from this secret file (mode 0600), as m_key_secret_file")
       ("m-key-protection-level", po::value(&a.protect)->default_value(a.protect), "M_KeyProtectBits with --m-key-secret-file: 0 or 1")

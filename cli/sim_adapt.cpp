@@ -21,13 +21,6 @@ AdaptRound round_of(const TrafficOutcome& t) {
   return r;
 }
 
-std::string time_text(double s) {
-  if (!std::isfinite(s)) return "never";
-  if (s >= 1) return fmt::format("{:.3f} s", s);
-  if (s >= 1e-3) return fmt::format("{:.3f} ms", s * 1e3);
-  return fmt::format("{:.3f} us", s * 1e6);
-}
-
 }  // namespace
 
 mad::Result<AdaptOutcome> run_adapt_loop(service::Service& service, sim::SimFabric& f, sim::SimTransport& transport,
@@ -98,11 +91,11 @@ std::string text_adapt(const AdaptOutcome& a) {
                                                             r.hottest.front().to_port);
     if (r.round == 0)
       s += fmt::format("            {:>5}  {:>5}  {:>3}  {:>5}  {:>7}  {:>6}  {:>10.1f}%  {:>6.2f}x  {:>10}  {}\n", 0, "-", "-", "-",
-                       "-", "-", r.max_switch_utilisation * 100, r.max_offered, time_text(r.completion_s), hot);
+                       "-", "-", r.max_switch_utilisation * 100, r.max_offered, completion_text(r.completion_s), hot);
     else
       s += fmt::format("            {:>5}  {:>5}  {:>3}  {:>5}  {:>7}  {:>6}  {:>10.1f}%  {:>6.2f}x  {:>10}  {}\n", r.round, r.sweep,
                        r.hot, r.moved_destinations, r.moved_entries, r.lft_blocks, r.max_switch_utilisation * 100,
-                       r.max_offered, time_text(r.completion_s), hot);
+                       r.max_offered, completion_text(r.completion_s), hot);
   }
   const size_t rounds = a.rounds.size() - 1;
   s += fmt::format("            {} after {} round(s): {} counter sweep(s) in all, {} since the last round; {:.2f} s wall\n",

@@ -115,14 +115,14 @@ std::string bytes_text(double b) {
   return fmt::format("{:g} B", b);
 }
 
-std::string time_text(double s) {
+}  // namespace
+
+std::string completion_text(double s) {
   if (!std::isfinite(s)) return "never (a flow has no route)";
   if (s >= 1) return fmt::format("{:.3f} s", s);
   if (s >= 1e-3) return fmt::format("{:.3f} ms", s * 1e3);
   return fmt::format("{:.3f} us", s * 1e6);
 }
-
-}  // namespace
 
 std::string text_traffic(const TrafficOutcome& t) {
   const tr::TrafficResult& r = t.result;
@@ -140,7 +140,7 @@ std::string text_traffic(const TrafficOutcome& t) {
                    t.ebb ? " (the first bisection)" : "", r.mean_rate, r.min_rate);
   s += fmt::format("offered     the busiest channel is offered {:.2f}x its capacity; the busiest switch-to-switch "
                    "channel is {:.1f}% utilised\n", t.max_offered, t.max_switch_utilisation * 100);
-  s += fmt::format("completion  {} per flow: {}{}\n", bytes_text(t.message_bytes), time_text(r.completion_s),
+  s += fmt::format("completion  {} per flow: {}{}\n", bytes_text(t.message_bytes), completion_text(r.completion_s),
                    r.completion_exact ? "" : " (approximate: many rounds of flows finishing)");
   for (size_t i = 0; i < t.hottest.size(); ++i) {
     const HotLink& h = t.hottest[i];

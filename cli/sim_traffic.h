@@ -76,6 +76,7 @@ mad::Result<std::string> carry_ar_groups(sim::SimFabric& f, const sm::Subnet& su
 mad::Result<TrafficOutcome> run_traffic(sim::SimFabric& f, const sm::Subnet* subnet, const TrafficRunOptions& o);
 
 std::string text_traffic(const TrafficOutcome& t);
+std::string completion_text(double seconds);  // "41.943 us", "never (a flow has no route)"
 Json json_traffic(const TrafficOutcome& t);
 
 }  // namespace cli

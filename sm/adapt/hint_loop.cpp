@@ -46,8 +46,10 @@ std::optional<Decision> HintLoop::release(double injected, mad::Nanos now, std::
 }
 
 std::optional<Decision> HintLoop::on_snapshot(const perfmgr::Snapshot& snap, const Subnet& subnet, mad::Nanos now) {
-  if (!cfg_.enabled || waiting_ || !subnet.configured() || !subnet.topology) return std::nullopt;
+  if (waiting_ || !subnet.configured() || !subnet.topology) return std::nullopt;
   const bool may_round = !last_round_ || now - *last_round_ >= cfg_.min_interval;
+  if (!cfg_.enabled)  // turned off (SIGHUP): the moves go back
+    return relieved_.empty() ? std::nullopt : release(0, now, "traffic_hints is off");
   if (subnet.sweep.engine != "adaptive-hint") {
     if (relieved_.empty() || !may_round) return std::nullopt;
     return release(0, now, fmt::format("the SM routes with {}, not adaptive-hint", subnet.sweep.engine));

@@ -176,6 +176,15 @@ TEST_CASE("the loop's rules: skew, not noise or balance; one round per fresh cha
   CHECK(rel->kind == sm::adapt::Decision::Kind::release);
   CHECK(rel->load.empty());
   CHECK(loop.relieved() == 0);
+  // Turned off (SIGHUP) while moves are pinned: they go back at the next measurement.
+  sm::adapt::HintLoop off(sm::adapt::Config{.min_interval = 1s});
+  REQUIRE(off.on_snapshot(snapshot(s, {{up1, 1.0}}, 0.05, 0.3), s, 10s));
+  off.on_sweep(in_place(s, 1));
+  off.reconfigure(sm::adapt::Config{.enabled = false});
+  auto gone = off.on_snapshot(snapshot(s, {{up1, 1.0}}, 0.05, 0.3), s, 20s);
+  REQUIRE(gone);
+  CHECK(gone->kind == sm::adapt::Decision::Kind::release);
+  CHECK(gone->why == "traffic_hints is off");
   // Another engine: nothing to hint.
   sm::Subnet other_engine = in_place(s, rel->round);
   other_engine.sweep.engine = "ftree";
