@@ -15,6 +15,7 @@
 #include "cli/usage.h"
 #include "cli/daemon.h"
 #include "cli/config.h"
+#include "routing/engine.h"
 
 namespace po = boost::program_options;
 
@@ -106,6 +107,10 @@ int cmd_run(int argc, char** argv) {
   }
   if (vm.count("help")) {
     std::cout << all << "\n";
+    return 0;
+  }
+  if (vm.count("routing_engine") && vm["routing_engine"].as<std::string>() == "help") {
+    std::cout << routing::engine_listing();
     return 0;
   }
   auto cfg = load_config(config_file, vm);

@@ -80,7 +80,7 @@ int cmd_sim(int argc, char** argv) {
       ("help,h", "this help")
       ("topology,t", po::value(&a.topology), "net file (ibnetdiscover/ibsim format)")
       ("fat-tree", po::value(&a.fat_tree), "generate a k-ary fat tree: LEVELS,RADIX (default 3,16)")
-      ("routing,R", po::value(&a.run.engine)->default_value(a.run.engine), "routing engine or chain, e.g. ftree,updn,minhop")
+      ("routing,R", po::value(&a.run.engine)->default_value(a.run.engine), "routing engine or chain, e.g. ftree,updn,minhop ('help' lists the engines)")
       ("compare", po::value(&a.compare), "run each engine of a list (e.g. minhop,updn,ftree) on the same fabric and compare their metrics")
       ("metrics", po::bool_switch(&a.run.metrics), "measure link loads, shift congestion, stretch and deadlock freedom")
       ("perfmgr", po::value(&a.run.counter_sweeps)->implicit_value(2), "after SUBNET UP, N counter sweeps of every port (default 2: the first reads every port, the next what moved)")
@@ -96,7 +96,7 @@ int cmd_sim(int argc, char** argv) {
       ("message-size", po::value(&a.message_size)->default_value(a.message_size), "bytes per flow for the completion time")
       ("bisections", po::value(&a.bisections)->default_value(a.bisections), "random-bisection: bisections the EBB is the mean of")
       ("adaptive", po::bool_switch(&a.run.traffic.adaptive), "with --traffic: every switch routes adaptively over the AR groups (the engine's, else adaptive-hint's)")
-      ("adapt", po::value(&a.run.adapt_rounds)->implicit_value(3), "with --traffic and --routing adaptive-hint: close the loop for up to N rounds (default 3): the PerfMgr reads the counters the traffic moves, traffic hints move routes off hot channels, the traffic runs again over the new tables")
+      ("adapt", po::value(&a.run.adapt_rounds)->implicit_value(3), "with --traffic and -R adaptive-hint: close the loop for up to N rounds (default 3): the PerfMgr reads the counters the traffic moves, traffic hints move routes off hot channels, the traffic runs again over the new tables")
       ("max-sweeps", po::value(&a.run.max_sweeps)->default_value(a.run.max_sweeps), "give up after this many sweeps")
       ("m-key-secret-file", po::value(&a.secret_file), "M_Key protection: per-port keys from this secret file (mode 0600), as m_key_secret_file")
       ("m-key-protection-level", po::value(&a.protect)->default_value(a.protect), "M_KeyProtectBits with --m-key-secret-file: 0 or 1")
@@ -118,6 +118,10 @@ int cmd_sim(int argc, char** argv) {
   }
   if (vm.count("help")) {
     std::cout << opts << "\n";
+    return 0;
+  }
+  if (a.run.engine == "help") {
+    std::cout << routing::engine_listing();
     return 0;
   }
   bool level_ok = false;

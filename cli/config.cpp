@@ -102,7 +102,8 @@ const std::vector<Option>& table() {
            std::vector<std::string> engines;
            for (auto name : routing::engine_names())
              engines.push_back(fmt::format("{} ({})", name, (*routing::make_engine(name))->description()));
-           return fmt::format("engine or chain tried in order, of: {}", fmt::join(engines, "; "));
+           return fmt::format("engine or chain tried in order (`fabricsm run --routing help` lists what each "
+                              "promises), of: {}", fmt::join(engines, "; "));
          }();
          return help.c_str();
        }(),

@@ -26,6 +26,7 @@ class AdaptiveHintEngine final : public Engine {
   }
   // On a fat tree its tables are ftree's (acyclic), elsewhere minhop's: not on every topology.
   bool deadlock_free() const override { return false; }
+  std::string_view topologies() const override { return "any (ftree's core on fat trees)"; }
   RepairRule repair_rule() const override { return RepairRule::none; }
   Result<RoutingTables> compute(const Topology& topo, const RoutingOptions& opts) const override {
     auto fv = FabricView::build(topo);

@@ -56,6 +56,11 @@ class Engine {
   // True when the tables are deadlock-free on one VL (an acyclic channel dependency graph)
   // on every topology this engine routes; the generic tests check it on every fabric.
   virtual bool deadlock_free() const = 0;
+  // The VLs its routes may need (SL2VL then maps them); 1 for a single-VL engine.
+  virtual unsigned vls() const { return 1; }
+  // Which fabrics it routes, for listings ("fat trees, complete or degraded"); on others
+  // compute() returns an error and a chain moves on.
+  virtual std::string_view topologies() const { return "any connected fabric"; }
   virtual RepairRule repair_rule() const = 0;
   // RepairRule::up_down: the rank of every switch of `fv` (by SwIdx; a link points up toward
   // the lower rank, ties by GUID) as compute() would orient it, or why it cannot. The default
@@ -71,6 +76,9 @@ class Engine {
 
 // The engines, listed in one explicit table (no static registration).
 std::vector<std::string_view> engine_names();
+// `--routing help`: one line per engine with what it promises (deadlock freedom on one VL,
+// the VLs it may use, the fabrics it routes) and what it does.
+std::string engine_listing();
 Result<std::unique_ptr<Engine>> make_engine(std::string_view name);
 
 // A chain "ftree,updn,minhop": tries the engines in order; `passed_over` gets one line per

@@ -121,6 +121,7 @@ class FtreeEngine final : public Engine {
     return "fat trees only, up then down converging per destination, deadlock-free";
   }
   bool deadlock_free() const override { return true; }
+  std::string_view topologies() const override { return "fat trees, complete or degraded"; }
   RepairRule repair_rule() const override { return RepairRule::up_down; }
   // Leaf levels, top rank 0; an error where compute() would refuse the fabric.
   Result<std::vector<uint32_t>> orientation(const FabricView& fv,

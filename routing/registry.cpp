@@ -42,6 +42,16 @@ std::vector<std::string_view> engine_names() {
   return out;
 }
 
+std::string engine_listing() {
+  std::string out = fmt::format("{:<14} {:<13} {:<4} {:<32} {}\n", "engine", "deadlock-free", "VLs", "fabrics", "what it does");
+  for (const Entry& e : table()) {
+    const auto engine = e.make();
+    out += fmt::format("{:<14} {:<13} {:<4} {:<32} {}\n", e.name, engine->deadlock_free() ? "yes, one VL" : "no",
+                       engine->vls(), engine->topologies(), engine->description());
+  }
+  return out;
+}
+
 Result<std::unique_ptr<Engine>> make_engine(std::string_view name) {
   for (const Entry& e : table())
     if (e.name == name) return e.make();

@@ -7,6 +7,8 @@
 # - An option naming a file that cannot be read is refused with the file, line and key.
 # - The default routing engine is the same for `run`, `sim` and `drill`, and `sim` routes with it.
 # - --help after a command's words is its help (exit 0).
+# - `--routing help` lists every engine (one a line, with deadlock freedom, VLs and fabrics), the
+#   same for `run` and `sim`, without a config file or a topology.
 set -uo pipefail
 fabricsm=$(realpath "$1")
 shared=$2
@@ -113,6 +115,22 @@ grep -q -x -E "(# )?routing_engine = $engine_run" <<< "$dump" || fail "run --dum
 "$fabricsm" sim -t "$net" --log-level error --json > "$work/sim.json" || fail "sim: exit $?"
 python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); assert j["routing"] == sys.argv[2], j["routing"]' \
   "$work/sim.json" "$engine_run" || fail "sim does not route with the default '$engine_run'"
+
+# --routing help: every engine the config help names, one row each, what it promises.
+list_sim=$("$fabricsm" sim -R help 2> "$work/err") || fail "sim -R help: exit $?, $(head -c 200 "$work/err")"
+list_run=$("$fabricsm" run --routing help --config /nonexistent 2> "$work/err") || fail "run --routing help: exit $?, $(head -c 200 "$work/err")"
+[ "$list_sim" = "$list_run" ] || fail "run and sim list the engines differently"
+names=$(grep -x -E '# engine or chain tried in order.*' <<< "$dump" | sed 's/.*, of: //' | tr ';' '\n' | sed -E 's/^ *([a-z-]+) .*/\1/')
+[ "$(wc -l <<< "$names")" -ge 4 ] || fail "dump-config names too few engines: $names"
+for name in $names; do
+  row=$(grep -E "^$name " <<< "$list_sim") || { fail "--routing help has no row for $name"; continue; }
+  "$fabricsm" sim -t "$net" -R "$name" --log-level error > /dev/null || fail "sim -R $name (listed) does not route"
+  case $name in
+    updn|ftree) grep -q -E "^$name +yes, one VL +1 " <<< "$row" || fail "$name row does not promise one-VL deadlock freedom: $row" ;;
+    minhop) grep -q -E "^minhop +no " <<< "$row" || fail "minhop row claims deadlock freedom: $row" ;;
+  esac
+done
+[ "$(grep -c -v '^engine ' <<< "$list_sim")" -eq "$(wc -l <<< "$names")" ] || fail "--routing help lists other engines than dump-config: $list_sim"
 
 [ "$failed" -eq 0 ] && echo "cli_errors: usage errors exit 2 everywhere; lookups, file options and the default engine: OK"
 exit "$failed"
