@@ -22,33 +22,34 @@ class SmpClient {
       : tx_(tx), keys_(keys), rounds_(rounds) {}
 
   void get(const mad::DrPath& path, uint16_t attr, uint32_t mod, Done done) {
-    send(mad::make_dr_smp(mad::method::get, attr, mod, path), std::move(done), rounds_);
+    send(mad::make_dr_smp(mad::method::get, attr, mod, path), path, std::move(done), rounds_);
   }
   // A Get whose silence is news in itself (light sweeps): one round of resends only.
   void get_once(const mad::DrPath& path, uint16_t attr, uint32_t mod, Done done) {
-    send(mad::make_dr_smp(mad::method::get, attr, mod, path), std::move(done), 1);
+    send(mad::make_dr_smp(mad::method::get, attr, mod, path), path, std::move(done), 1);
   }
   // A Set whose repetition does no harm (LFT blocks, SwitchInfo).
   void set(const mad::DrPath& path, uint16_t attr, uint32_t mod, const mad::SmpData& data,
            Done done) {
     mad::Smp s = mad::make_dr_smp(mad::method::set, attr, mod, path);
     s.data = data;
-    send(s, std::move(done), rounds_);
+    send(s, path, std::move(done), rounds_);
   }
   // A Set that may not be repeated blindly (a port-state step): one round; the caller checks.
   void set_once(const mad::DrPath& path, uint16_t attr, uint32_t mod, const mad::SmpData& data,
                 Done done) {
     mad::Smp s = mad::make_dr_smp(mad::method::set, attr, mod, path);
     s.data = data;
-    send(s, std::move(done), 1);
+    send(s, path, std::move(done), 1);
   }
   const mkey::KeyRing* keys() const { return keys_; }
   mad::Transactions& transactions() { return tx_; }
   const mad::Transactions& transactions() const { return tx_; }
 
  private:
-  void send(mad::Smp s, Done done, int rounds) {
-    if (keys_ && keys_->protects()) s.mkey = keys_->for_path(mad::initial_path_of(s));
+  // `path`: the SMP's initial path, which picks its key (not decoded again from the SMP).
+  void send(mad::Smp s, const mad::DrPath& path, Done done, int rounds) {
+    if (keys_ && keys_->protects()) s.mkey = keys_->for_path(path);
     mad::Packet p;
     p.mad = mad::encode_smp(s);
     p.addr.lid = mad::kPermissiveLid;

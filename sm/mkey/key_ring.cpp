@@ -8,6 +8,7 @@ void KeyRing::configure(uint64_t key, Secret secret) {
   if (key == key_ && secret == secret_) return;
   key_ = key;
   secret_ = std::move(secret);
+  deriver_ = KeyDeriver(secret_);
   derived_.clear();
   found_.clear();
   last_.valid = false;
@@ -17,7 +18,7 @@ uint64_t KeyRing::own_key(Guid port) const {
   if (secret_.empty()) return key_;
   if (port.is_zero()) return 0;
   auto [it, fresh] = derived_.try_emplace(port.value(), 0);
-  if (fresh) it->second = derive_key(secret_, port);
+  if (fresh) it->second = deriver_.derive(port);
   return it->second;
 }
 

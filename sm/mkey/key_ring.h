@@ -77,6 +77,7 @@ class KeyRing {
  private:
   uint64_t key_ = 0;
   Secret secret_;
+  KeyDeriver deriver_;  // keyed with secret_
   mutable std::unordered_map<uint64_t, uint64_t> derived_;  // port GUID -> its key
   struct At {
     Guid port;

@@ -61,6 +61,22 @@ TEST_CASE("M_Key derivation: HMAC-SHA256 of the label and the GUID, as an indepe
         0x1c8b81fa462a2598ULL);
 }
 
+TEST_CASE("M_Key derivation: one keyed deriver gives every port's key, in any order, and so do its copies") {
+  const Secret s = secret_of("0123456789abcdef-secret");
+  const sm::mkey::KeyDeriver d(s);
+  REQUIRE(!d.empty());
+  // Reused: each key restarts from the keyed state (a state carried over would change the second).
+  CHECK(d.derive(mad::Guid(0x0002c90300000002)) == 0xd96b14b942a45927ULL);
+  CHECK(d.derive(mad::Guid(0x0002c90300000001)) == 0x1c8b81fa462a2598ULL);
+  CHECK(d.derive(mad::Guid(0x0002c90300000002)) == 0xd96b14b942a45927ULL);
+  sm::mkey::KeyDeriver copy = d;
+  CHECK(copy.derive(mad::Guid(0x0002c90300000001)) == 0x1c8b81fa462a2598ULL);
+  for (uint64_t g = 1; g < 200; ++g) CHECK(d.derive(mad::Guid(g)) == sm::mkey::derive_key(s, mad::Guid(g)));
+  const sm::mkey::KeyDeriver none;
+  CHECK(none.empty());
+  CHECK(none.derive(mad::Guid(1)) == 0);
+}
+
 TEST_CASE("M_Key secret file: owner-only, 16 bytes or more, one newline dropped") {
   testutil::TempDir dir;
   const std::string f = dir.file("secret");
