@@ -43,9 +43,9 @@ CutBounds cut_bounds(const Topology& topo, const MetricsOptions& opts) {
   const cuts::SwitchGraph g = cuts::switch_graph(topo, w);
   const uint64_t N = g.total_cas;
   r.ca_ports = N;
-  const std::vector<size_t> shifts = shift_list(N, opts);
+  const auto [shifts, sampled] = shift_list(N, opts);
   r.shifts = shifts.size();
-  r.shifts_sampled = N > 1 && N > opts.all_shifts_up_to;
+  r.shifts_sampled = sampled;
   const std::vector<cuts::Cut> cuts = cuts::candidate_cuts(g);
   r.cuts = cuts.size();
 

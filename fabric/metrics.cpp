@@ -27,15 +27,16 @@ struct BackEdge : boost::default_dfs_visitor {
 
 }  // namespace
 
-std::vector<size_t> shift_list(size_t N, const MetricsOptions& opts) {
-  std::vector<size_t> shifts;
+ShiftList shift_list(size_t N, const MetricsOptions& opts) {
+  ShiftList l;
   if (N > 1 && N <= opts.all_shifts_up_to) {
-    for (size_t k = 1; k < N; ++k) shifts.push_back(k);
+    for (size_t k = 1; k < N; ++k) l.shifts.push_back(k);
   } else if (N > 1) {
+    l.sampled = true;
     const size_t n = std::min(opts.sampled_shifts, N - 1);
-    for (size_t i = 0; i < n; ++i) shifts.push_back(1 + i * (N - 1) / n);
+    for (size_t i = 0; i < n; ++i) l.shifts.push_back(1 + i * (N - 1) / n);
   }
-  return shifts;
+  return l;
 }
 
 MetricsReport measure_routing(const Topology& topo, std::span<const std::span<const uint8_t>> lfts,
@@ -190,8 +191,8 @@ MetricsReport measure_routing(const Topology& topo, std::span<const std::span<co
 
   // Shift permutations in leaf order, walked hop by hop (a route that dies still loads the
   // links up to where it died).
-  const std::vector<size_t> shifts = shift_list(N, opts);
-  r.shifts_sampled = N > 1 && N > opts.all_shifts_up_to;
+  const auto [shifts, sampled] = shift_list(N, opts);
+  r.shifts_sampled = sampled;
   if (!shifts.empty()) {
     std::vector<uint32_t> shift_load(w.links.size(), 0);
     std::vector<uint32_t> touched;

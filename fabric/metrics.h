@@ -38,7 +38,11 @@ struct MetricsOptions {
 // The shifts k (CA i sends to CA i+k) measure_routing evaluates over `cas` CAs: every one of
 // 1..cas-1, or evenly spaced samples above opts.all_shifts_up_to. Shared with the cut bounds
 // (fabric/bounds.h), which must average over the same shifts.
-std::vector<size_t> shift_list(size_t cas, const MetricsOptions& opts);
+struct ShiftList {
+  std::vector<size_t> shifts;
+  bool sampled = false;
+};
+ShiftList shift_list(size_t cas, const MetricsOptions& opts);
 
 // The figures, without the per-link list (sim/metrics.h reports links by its own node ids).
 struct RoutingFigures {

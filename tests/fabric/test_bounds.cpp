@@ -30,34 +30,32 @@ struct Best {
   uint64_t shift_max = 0;
 };
 
-// The best cut bounds over every set of switches, over the shifts `shifts`.
+// The best cut bounds over every set of switches, over the shifts `shifts`. A set and its
+// complement bound the same (as many flows enter as leave), so the last switch stays out.
 Best every_cut(const Topology& t, const std::vector<size_t>& shifts) {
   const std::vector<NodeId> sw(t.switches().begin(), t.switches().end());
   REQUIRE(sw.size() <= 20);
-  std::vector<size_t> leaf;  // of each CA in leaf order: its switch's index in sw
-  for (size_t i = 0; i < sw.size(); ++i)
-    for (const Port& p : t.ports(sw[i]))
-      if (p.num.value() != 0 && up_link(t, p) && !t.node(p.peer).is_switch()) leaf.push_back(i);
+  std::vector<uint32_t> leaf;  // of each CA in leaf order: its switch's index in sw
+  std::vector<std::pair<uint32_t, uint32_t>> channels;  // directed, between up switch ports
+  for (uint32_t i = 0; i < sw.size(); ++i)
+    for (const Port& p : t.ports(sw[i])) {
+      if (p.num.value() == 0 || !up_link(t, p)) continue;
+      if (!t.node(p.peer).is_switch()) leaf.push_back(i);
+      else channels.emplace_back(i, static_cast<uint32_t>(std::find(sw.begin(), sw.end(), p.peer) - sw.begin()));
+    }
   const size_t N = leaf.size();
   Best b;
   std::vector<uint64_t> per_shift(shifts.size(), 0);
-  for (uint32_t mask = 1; mask + 1 < (1u << sw.size()); ++mask) {
-    const auto in = [&](size_t i) { return (mask >> i & 1u) != 0; };
+  std::vector<uint8_t> inside(N);
+  for (uint32_t mask = 1; mask < (1u << (sw.size() - 1)); ++mask) {
     uint64_t n = 0, c = 0;
-    for (size_t i : leaf) n += in(i);
-    for (size_t i = 0; i < sw.size(); ++i) {
-      if (!in(i)) continue;
-      for (const Port& p : t.ports(sw[i])) {
-        if (p.num.value() == 0 || !up_link(t, p) || !t.node(p.peer).is_switch()) continue;
-        const size_t j = static_cast<size_t>(std::find(sw.begin(), sw.end(), p.peer) - sw.begin());
-        if (!in(j)) ++c;
-      }
-    }
+    for (size_t i = 0; i < N; ++i) n += inside[i] = (mask >> leaf[i]) & 1u;
+    for (const auto& [from, to] : channels) c += ((mask >> from) & 1u) && !((mask >> to) & 1u);
     if (c == 0 || n == 0 || n == N) continue;
     b.all = std::max(b.all, (n * (N - n) + c - 1) / c);
     for (size_t s = 0; s < shifts.size(); ++s) {
       uint64_t out = 0;
-      for (size_t i = 0; i < N; ++i) out += in(leaf[i]) && !in(leaf[(i + shifts[s]) % N]);
+      for (size_t i = 0, j = shifts[s] % N; i < N; ++i, j = j + 1 == N ? 0 : j + 1) out += inside[i] && !inside[j];
       per_shift[s] = std::max(per_shift[s], (out + c - 1) / c);
     }
   }
@@ -226,9 +224,9 @@ TEST_CASE("cut bounds: a ring, a line and a torus") {
 }
 
 TEST_CASE("cut bounds: random graphs against every cut") {
-  for (uint64_t seed = 1; seed <= 8; ++seed) {
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
     CAPTURE(seed);
-    as_every_cut(random_net(13, seed).build(0), true);
+    as_every_cut(random_net(12, seed).build(0), true);
   }
   // One where the best grown cut has 28 routes a channel and only the refinement finds 32.
   as_every_cut(random_net(14, 20).build(0), true);
@@ -237,7 +235,7 @@ TEST_CASE("cut bounds: random graphs against every cut") {
 TEST_CASE("cut bounds: the metrics' shifts, sampled the same way") {
   const Topology t = ftest::torus(4, 4, 2).build(0);
   const fabric::MetricsOptions opts{.all_shifts_up_to = 8, .sampled_shifts = 5};
-  const std::vector<size_t> shifts = fabric::shift_list(32, opts);
+  const std::vector<size_t> shifts = fabric::shift_list(32, opts).shifts;
   REQUIRE(shifts.size() == 5);
   const fabric::CutBounds b = fabric::cut_bounds(t, opts);
   CHECK(b.shifts == 5);
