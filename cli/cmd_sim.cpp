@@ -82,7 +82,7 @@ int cmd_sim(int argc, char** argv) {
       ("fat-tree", po::value(&a.fat_tree), "generate a k-ary fat tree: LEVELS,RADIX (default 3,16)")
       ("routing,R", po::value(&a.run.engine)->default_value(a.run.engine), "routing engine or chain, e.g. ftree,updn,minhop ('help' lists the engines)")
       ("compare", po::value(&a.compare), "run each engine of a list (e.g. minhop,updn,ftree) on the same fabric and compare their metrics")
-      ("metrics", po::bool_switch(&a.run.metrics), "measure link loads, shift congestion, stretch and deadlock freedom")
+      ("metrics", po::bool_switch(&a.run.metrics), "measure link loads, shift congestion, stretch and deadlock freedom, beside the fabric's cut lower bounds of the loads")
       ("perfmgr", po::value(&a.run.counter_sweeps)->implicit_value(2), "after SUBNET UP, N counter sweeps of every port (default 2: the first reads every port, the next what moved)")
       ("link-loads", po::value(&a.link_loads), "write per-link all-to-all loads to this CSV file (implies --metrics)")
       ("plot", po::value(&a.plot), "draw the link-load distribution of each engine to this SVG file (implies --metrics); with --traffic, the links' utilisation")
@@ -229,6 +229,7 @@ int cmd_sim(int argc, char** argv) {
   for (const auto& engine : engines) {
     SimRunOptions o = a.run;
     o.engine = engine;
+    o.bounds = runs.empty();  // the same fabric for every engine: its bounds once
     if (engine.starts_with("lfts:")) {  // brought up by the default chain, then the dump's routes
       o.engine = a.run.engine;
       o.import_lfts = engine.substr(5);

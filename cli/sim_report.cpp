@@ -22,6 +22,48 @@ std::string shifts_note(const sim::MetricsReport& m) {
   return m.shifts_sampled ? fmt::format("{} sampled shifts", m.shifts) : fmt::format("all {} shifts", m.shifts);
 }
 
+// A measured figure beside its cut bound: " (cut bound 1626, 1.07x)", nothing without a bound.
+std::string beside_bound(double measured, double bound, const std::string& bound_text) {
+  return bound > 0 ? fmt::format(" (cut bound {}, {:.2f}x)", bound_text, measured / bound) : "";
+}
+
+std::string cut_text(const fabric::BoundCut& c) {
+  return fmt::format("{} ({} CAs, {} channels out)", c.what, c.cas, c.channels);
+}
+
+// Where the bounds come from, one line.
+std::string text_bounds(const fabric::CutBounds& b, double wall_s) {
+  if (!b.max_link_load)
+    return fmt::format("cut bounds  none: no cut has CAs on both sides and channels across ({} cuts tried)\n", b.cuts);
+  std::string s = fmt::format("cut bounds  all-to-all {} from {}", b.max_link_load, cut_text(b.max_link_load_cut));
+  if (b.shifts)
+    s += fmt::format("; shifts {:.3f} (worst {}), {} in {} of {} shifts", b.shift_congestion, b.shift_congestion_max,
+                     b.shift_cut_shifts ? cut_text(b.shift_cut) : "no cut", b.shift_cut_shifts, b.shifts);
+  return s + fmt::format("; {} cuts tried in {:.2f} s\n", b.cuts, wall_s);
+}
+
+// The run that measured the fabric's bounds (--compare: the first).
+const SimOutcome* with_bounds(const std::vector<SimOutcome>& runs) {
+  for (const auto& o : runs)
+    if (o.bounds) return &o;
+  return nullptr;
+}
+
+Json json_cut(const fabric::BoundCut& c, bool any) {
+  return any ? Json{{"what", c.what}, {"cas", c.cas}, {"channels", c.channels}} : Json(nullptr);
+}
+
+Json json_bounds(const SimOutcome* o) {
+  if (!o || !o->bounds) return nullptr;
+  const fabric::CutBounds& b = *o->bounds;
+  Json shift_cut = json_cut(b.shift_cut, b.shift_cut_shifts > 0);
+  if (b.shift_cut_shifts) shift_cut["shifts"] = b.shift_cut_shifts;
+  return {{"max_link_load", b.max_link_load}, {"max_link_load_cut", json_cut(b.max_link_load_cut, b.max_link_load > 0)},
+          {"shift_congestion", rounded(b.shift_congestion, 6)}, {"shift_congestion_max", b.shift_congestion_max},
+          {"shift_cut", std::move(shift_cut)}, {"shifts", b.shifts}, {"shifts_sampled", b.shifts_sampled},
+          {"cuts", b.cuts}, {"wall_s", rounded(o->bounds_s, 3)}};
+}
+
 }  // namespace
 
 std::string text_summary(const std::string& fabric, const SimOutcome& o, long rss_kb) {
@@ -76,24 +118,30 @@ std::string text_summary(const std::string& fabric, const SimOutcome& o, long rs
   for (const auto& line : v.samples) s += fmt::format("  {}\n", line);
   if (o.metrics) {
     const auto& m = *o.metrics;
-    s += fmt::format("link load   all-to-all routes per switch link: max {}, mean {:.1f} over {} links\n",
-                     m.max_link_load, m.mean_link_load, m.switch_links);
-    s += fmt::format("shifts      mean max congestion {:.3f} (worst {}), {} in leaf order\n",
-                     m.shift_congestion, m.shift_congestion_max, shifts_note(m));
+    const fabric::CutBounds b = o.bounds ? *o.bounds : fabric::CutBounds{};
+    s += fmt::format("link load   all-to-all routes per switch link: max {}{}, mean {:.1f} over {} links\n",
+                     m.max_link_load, beside_bound(static_cast<double>(m.max_link_load), static_cast<double>(b.max_link_load),
+                                                 fmt::format("{}", b.max_link_load)),
+                     m.mean_link_load, m.switch_links);
+    s += fmt::format("shifts      mean max congestion {:.3f}{} (worst {}), {} in leaf order\n",
+                     m.shift_congestion, beside_bound(m.shift_congestion, b.shift_congestion, fmt::format("{:.3f}", b.shift_congestion)),
+                     m.shift_congestion_max, shifts_note(m));
     s += fmt::format("stretch     mean {:.4f}, max {:.2f}; {} pairs longer than shortest\n",
                      m.stretch_mean, m.stretch_max, m.stretched_pairs);
     s += fmt::format("deadlock    channel dependency graph {} ({} dependencies)\n",
                      m.cdg_acyclic ? "acyclic: deadlock-free on one VL" : "HAS A CYCLE", m.cdg_edges);
   }
+  if (o.bounds) s += text_bounds(*o.bounds, o.bounds_s);
   if (o.traffic) s += text_traffic(*o.traffic);
   if (o.adapt) s += text_adapt(*o.adapt);
   if (o.perf_busiest)
     s += fmt::format("perfmgr saw \"{}\"[{}] sending most: {:.1f} Gb/s, PortXmitWait {:.0f}/s\n", o.perf_busiest->node,
                      o.perf_busiest->port, o.perf_busiest->xmit_gbps, o.perf_busiest->xmit_wait_per_s);
   const double traffic_s = o.traffic ? o.traffic->wall_s : 0.0;
-  s += fmt::format("total       {:.2f} s wall (build {:.2f}, SM {:.2f}, verify {:.2f}{}{}), peak RSS {} MB\n",
-                   o.build_s + o.sm_s + o.verify_s + o.metrics_s + traffic_s, o.build_s, o.sm_s, o.verify_s,
+  s += fmt::format("total       {:.2f} s wall (build {:.2f}, SM {:.2f}, verify {:.2f}{}{}{}), peak RSS {} MB\n",
+                   o.build_s + o.sm_s + o.verify_s + o.metrics_s + o.bounds_s + traffic_s, o.build_s, o.sm_s, o.verify_s,
                    o.metrics ? fmt::format(", metrics {:.2f}", o.metrics_s) : "",
+                   o.bounds ? fmt::format(", bounds {:.2f}", o.bounds_s) : "",
                    o.traffic ? fmt::format(", traffic {:.2f}", traffic_s) : "", rss_kb / 1024);
   return s;
 }
@@ -114,12 +162,22 @@ std::string text_comparison(const std::string& fabric, const std::vector<SimOutc
   row("max routes on a switch link", [](const SimOutcome& o) {
     return measured(o) ? fmt::format("{}", measured(o)->max_link_load) : "-";
   });
+  const SimOutcome* bounded = with_bounds(runs);
+  const fabric::CutBounds* bounds = bounded ? &*bounded->bounds : nullptr;
+  if (bounds && bounds->max_link_load)
+    row(fmt::format("  x its cut bound ({})", bounds->max_link_load), [&](const SimOutcome& o) {
+      return measured(o) ? fmt::format("{:.2f}", static_cast<double>(measured(o)->max_link_load) / static_cast<double>(bounds->max_link_load)) : "-";
+    });
   row("mean routes per switch link", [](const SimOutcome& o) {
     return measured(o) ? fmt::format("{:.1f}", measured(o)->mean_link_load) : "-";
   });
   row("shift congestion (mean max)", [](const SimOutcome& o) {
     return measured(o) ? fmt::format("{:.3f}", measured(o)->shift_congestion) : "-";
   });
+  if (bounds && bounds->shift_congestion > 0)
+    row(fmt::format("  x its cut bound ({:.3f})", bounds->shift_congestion), [&](const SimOutcome& o) {
+      return measured(o) ? fmt::format("{:.2f}", measured(o)->shift_congestion / bounds->shift_congestion) : "-";
+    });
   row("path stretch (mean)", [](const SimOutcome& o) {
     return measured(o) ? fmt::format("{:.4f}", measured(o)->stretch_mean) : "-";
   });
@@ -163,6 +221,7 @@ std::string text_comparison(const std::string& fabric, const std::vector<SimOutc
                      t.adaptive ? ", adaptive switches" : ", static routing");
     break;
   }
+  if (bounded) s += "\n" + text_bounds(*bounds, bounded->bounds_s);  // the fabric's, once
   for (const auto& o : runs) {  // the first measured engine says how the shifts were sampled
     if (!measured(o)) continue;
     if (measured(o)->shifts_sampled)
@@ -220,7 +279,7 @@ Json json_outcome(const SimOutcome& o) {
   j["sm_s"] = rounded(o.sm_s, 3);
   j["verify_s"] = rounded(o.verify_s, 3);
   j["metrics_s"] = rounded(o.metrics_s, 3);
-  j["wall_s"] = rounded(o.build_s + o.sm_s + o.verify_s + o.metrics_s + (o.traffic ? o.traffic->wall_s : 0.0), 3);
+  j["wall_s"] = rounded(o.build_s + o.sm_s + o.verify_s + o.metrics_s + o.bounds_s + (o.traffic ? o.traffic->wall_s : 0.0), 3);
   return j;
 }
 
@@ -230,11 +289,13 @@ std::string json_summary(const std::string& fabric, const std::vector<SimOutcome
     one["fabric"] = fabric;
     one["sm_node"] = runs.front().sm_node;
     one["peak_rss_kb"] = rss_kb;
+    one["bounds"] = json_bounds(&runs.front());
     return json_text(one);
   }
   Json engines = Json::array();
   for (const auto& o : runs) engines.push_back(json_outcome(o));
-  return json_text(Json{{"fabric", fabric}, {"peak_rss_kb", rss_kb}, {"engines", std::move(engines)}});
+  return json_text(Json{{"fabric", fabric}, {"peak_rss_kb", rss_kb}, {"bounds", json_bounds(with_bounds(runs))},
+                        {"engines", std::move(engines)}});
 }
 
 std::string csv_link_loads(const std::vector<SimOutcome>& runs) {

@@ -139,6 +139,12 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
                                         l.to_port, l.routes});
     out.metrics->links.clear();
   }
+  if (o.metrics && o.bounds) {  // the fabric's: also beside an engine that failed
+    progress.phase("cut bounds");
+    const auto t_bounds = std::chrono::steady_clock::now();
+    out.bounds = sim::cut_bounds(f);
+    out.bounds_s = seconds_since(t_bounds);
+  }
   progress.done();
   out.up = manager.subnet_up();
   out.sweep = manager.last_sweep();

@@ -34,6 +34,7 @@ struct SimRunOptions {
   int max_sweeps = 5;
   std::string db;  // commit every sweep here; LIDs and tables of an earlier run come back
   bool metrics = false;
+  bool bounds = false;  // with metrics: the fabric's cut lower bounds too
   bool link_loads = false;
   sm::Level log_level = sm::Level::warn;
   bool progress = false;
@@ -72,8 +73,9 @@ struct SimOutcome {
   std::optional<sim::ImportReport> imported;  // --import-lfts: what the dump wrote
   sim::VerifyReport verify;
   std::optional<sim::MetricsReport> metrics;
+  std::optional<fabric::CutBounds> bounds;  // the fabric's, whatever the engine did
   std::vector<NamedLinkLoad> links;
-  double build_s = 0, sm_s = 0, verify_s = 0, metrics_s = 0;
+  double build_s = 0, sm_s = 0, verify_s = 0, metrics_s = 0, bounds_s = 0;
   double commit_ms = 0;     // the last sweep's store commit
   // --perfmgr: each counter sweep (its duration on the SM's clock: virtual time), the wall
   // time they took, and how much the store grew over them.

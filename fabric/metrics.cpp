@@ -27,6 +27,18 @@ struct BackEdge : boost::default_dfs_visitor {
 
 }  // namespace
 
+ShiftList shift_list(size_t N, const MetricsOptions& opts) {
+  ShiftList l;
+  if (N > 1 && N <= opts.all_shifts_up_to) {
+    for (size_t k = 1; k < N; ++k) l.shifts.push_back(k);
+  } else if (N > 1) {
+    l.sampled = true;
+    const size_t n = std::min(opts.sampled_shifts, N - 1);
+    for (size_t i = 0; i < n; ++i) l.shifts.push_back(1 + i * (N - 1) / n);
+  }
+  return l;
+}
+
 MetricsReport measure_routing(const Topology& topo, std::span<const std::span<const uint8_t>> lfts,
                               const MetricsOptions& opts) {
   MetricsReport r;
@@ -179,14 +191,8 @@ MetricsReport measure_routing(const Topology& topo, std::span<const std::span<co
 
   // Shift permutations in leaf order, walked hop by hop (a route that dies still loads the
   // links up to where it died).
-  std::vector<size_t> shifts;
-  if (N > 1 && N <= opts.all_shifts_up_to) {
-    for (size_t k = 1; k < N; ++k) shifts.push_back(k);
-  } else if (N > 1) {
-    r.shifts_sampled = true;
-    const size_t n = std::min(opts.sampled_shifts, N - 1);
-    for (size_t i = 0; i < n; ++i) shifts.push_back(1 + i * (N - 1) / n);
-  }
+  const auto [shifts, sampled] = shift_list(N, opts);
+  r.shifts_sampled = sampled;
   if (!shifts.empty()) {
     std::vector<uint32_t> shift_load(w.links.size(), 0);
     std::vector<uint32_t> touched;

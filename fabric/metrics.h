@@ -35,6 +35,15 @@ struct MetricsOptions {
   bool keep_link_loads = false;  // fill MetricsReport::links
 };
 
+// The shifts k (CA i sends to CA i+k) measure_routing evaluates over `cas` CAs: every one of
+// 1..cas-1, or evenly spaced samples above opts.all_shifts_up_to. Shared with the cut bounds
+// (fabric/bounds.h), which must average over the same shifts.
+struct ShiftList {
+  std::vector<size_t> shifts;
+  bool sampled = false;
+};
+ShiftList shift_list(size_t cas, const MetricsOptions& opts);
+
 // The figures, without the per-link list (sim/metrics.h reports links by its own node ids).
 struct RoutingFigures {
   uint64_t ca_ports = 0;

@@ -15,4 +15,8 @@ MetricsReport measure_routing(const SimFabric& f, const MetricsOptions& opts) {
   return r;
 }
 
+fabric::CutBounds cut_bounds(const SimFabric& f, const MetricsOptions& opts) {
+  return fabric::cut_bounds(as_topology(f).topo, opts);
+}
+
 }  // namespace sim

@@ -2,12 +2,13 @@
 // hardware would do, not what an engine meant to do): fabric/metrics.h (all-to-all link loads
 // and stretch, shift-permutation congestion in leaf order, the channel dependency graph) over
 // the fabric as it is now — its present nodes, live links, port states and LIDs, and each
-// switch's LFT up to its LinearFDBTop.
+// switch's LFT up to its LinearFDBTop. Beside them, what no routing can beat on that fabric.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "fabric/bounds.h"
 #include "fabric/metrics.h"
 #include "sim/fabric.h"
 
@@ -28,5 +29,9 @@ struct MetricsReport : fabric::RoutingFigures {
 };
 
 MetricsReport measure_routing(const SimFabric& f, const MetricsOptions& opts = {});
+
+// The cut lower bounds of those figures (fabric/bounds.h) for the fabric as it is now, over
+// the shifts the same options give.
+fabric::CutBounds cut_bounds(const SimFabric& f, const MetricsOptions& opts = {});
 
 }  // namespace sim

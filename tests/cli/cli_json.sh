@@ -24,6 +24,7 @@ def no_constants(c): raise ValueError(f"not JSON: {c}")
 j = json.loads(text, parse_constant=no_constants)
 INT, NUM, STR, BOOL, NONE = "int", "num", "str", "bool", "none"
 def ok(v, t):
+    if t is dict: return type(v) is dict
     return {INT: type(v) is int, NUM: type(v) in (int, float), STR: type(v) is str,
             BOOL: type(v) is bool, NONE: v is None}[t]
 def check(obj, schema, where):
@@ -46,6 +47,18 @@ OUTCOME = {"routing": STR, "engine_used": STR, "switches": INT, "cas": INT, "lin
 METRICS = {"max_link_load": INT, "mean_link_load": NUM, "switch_links": INT, "shift_congestion": NUM,
            "shift_congestion_max": INT, "shifts": INT, "shifts_sampled": BOOL, "stretch_mean": NUM,
            "stretch_max": NUM, "stretched_pairs": INT, "deadlock_free": BOOL, "cdg_edges": INT}
+CUT = {"what": STR, "cas": INT, "channels": INT}
+BOUNDS = {"max_link_load": INT, "max_link_load_cut": (dict, NONE), "shift_congestion": NUM,
+          "shift_congestion_max": INT, "shift_cut": (dict, NONE), "shifts": INT, "shifts_sampled": BOOL,
+          "cuts": INT, "wall_s": NUM}
+def bounds(b, where, metrics):
+    check(b, BOUNDS, where)
+    check(b["max_link_load_cut"], CUT, where + ".max_link_load_cut")
+    check(b["shift_cut"], dict(CUT, shifts=INT), where + ".shift_cut")
+    # no routing beats them: the measured figures are at or above
+    assert 0 < b["max_link_load"] <= metrics["max_link_load"], (b, metrics)
+    assert 0 < b["shift_congestion"] <= metrics["shift_congestion"] + 1e-9, (b, metrics)
+    assert b["shifts"] == metrics["shifts"], (b, metrics)
 def outcome(o, where):
     check(o, OUTCOME, where)
     check(o["mads"], {"sent": INT, "retried": INT, "lost": INT, "per_second": NUM}, where + ".mads")
@@ -58,6 +71,7 @@ if kind == "sim":
     outcome(j, "sim")
     check(j, {"fabric": STR, "sm_node": STR, "peak_rss_kb": INT}, "sim")
     assert j["subnet_up"] is True and j["failure"] is None and j["metrics"] is not None, j
+    bounds(j["bounds"], "sim.bounds", j["metrics"])
     t = j["traffic"]
     check(t, {"pattern": STR, "cas": INT, "flows": INT, "unrouted": INT, "phases": INT, "adaptive": BOOL,
               "adaptive_switches": INT, "ar_groups_from": (STR, NONE), "seed": INT, "message_bytes": NUM,
@@ -78,6 +92,7 @@ elif kind == "compare":  # minhop routes the torus, ftree cannot
         outcome(o, name)
     assert e["minhop"]["subnet_up"] is True and e["minhop"]["metrics"]["deadlock_free"] is True, e["minhop"]
     assert e["ftree"]["subnet_up"] is False and "not a fat tree" in e["ftree"]["failure"], e["ftree"]
+    bounds(j["bounds"], "compare.bounds", e["minhop"]["metrics"])  # once, for the fabric
     assert e["ftree"]["metrics"] is None, e["ftree"]["metrics"]
 elif kind == "drill":
     check(j, {"fabric": STR, "ok": BOOL}, "drill")

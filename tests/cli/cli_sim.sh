@@ -50,6 +50,19 @@ rsvg-convert "$work/loads.svg" -o "$work/loads.png" || fail "the SVG does not re
 [ "$(stat -c %s "$work/loads.png")" -gt 2000 ] || fail "rendered PNG is suspiciously small"
 grep -q "minhop (max" "$work/loads.svg" || fail "legend missing"
 
+# The cut bounds beside the figures: on ft3-r8 a leaf sends 4 x 124 routes over 4 uplinks, which
+# ftree meets; --compare names them once for the fabric, and each engine's figure over them.
+"$fabricsm" sim -t "$shared/topologies/ft3-r8.net" -R ftree --metrics --log-level error > "$work/bounds.txt" ||
+  fail "sim --metrics"
+grep -q "^link load .* max 124 (cut bound 124, 1.00x)" "$work/bounds.txt" &&
+  grep -q "^shifts .* (cut bound 1.000, 1.00x)" "$work/bounds.txt" &&
+  grep -q "^cut bounds  all-to-all 124 from leaf S1_00_00 (4 CAs, 4 channels out)" "$work/bounds.txt" ||
+  fail "sim --metrics, bounds: $(grep -E '^(link load|shifts|cut bounds)' "$work/bounds.txt")"
+"$fabricsm" sim -t "$shared/topologies/ft3-r8.net" --compare minhop,ftree --log-level error > "$work/cmp.txt" ||
+  fail "compare, text"
+[ "$(grep -c '^cut bounds  all-to-all 124 ' "$work/cmp.txt")" -eq 1 ] &&
+  grep -q "^  x its cut bound (124) .* 1.00$" "$work/cmp.txt" || fail "compare, bounds: $(cat "$work/cmp.txt")"
+
 # A fabric in two pieces (radix 3: each leaf has one uplink, and dropping half the switch links
 # cuts one leaf off, whatever the seed): the SM routes the piece it is on, the verifier finds
 # the other leaf's pairs unrouted, and the exit status says so.
