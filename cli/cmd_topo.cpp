@@ -143,6 +143,15 @@ std::optional<std::vector<uint32_t>> number_list(std::string_view s) {
   return out;
 }
 
+// "4x4x2" -> {4, 4, 2}, or nullopt after saying what is wrong.
+std::optional<std::vector<uint32_t>> dims_list(const std::string& prog, std::string list) {
+  for (char& ch : list)
+    if (ch == 'x' || ch == 'X') ch = ',';
+  auto l = number_list(list);
+  if (!l) fmt::print(stderr, "{}: --dims takes sizes like 4x4 or 4x4x4\n", prog);
+  return l;
+}
+
 int run_fat_tree(const std::string& prog, int argc, char** argv) {
   constexpr std::string_view kArgs = "--levels L --radix K [--drop-links F --seed N] [-o FILE]";
   uint32_t levels = 0, radix = 0;
@@ -221,16 +230,53 @@ int run_torus(const std::string& prog, int argc, char** argv) {
   add_drop(d, c);
   add_output(d, c);
   if (auto r = parse(prog, kArgs, argc, argv, d)) return *r;
-  std::string list = dims;
-  for (char& ch : list)
-    if (ch == 'x' || ch == 'X') ch = ',';
-  auto l = number_list(list);
-  if (!l) {
-    fmt::print(stderr, "{}: --dims takes sizes like 4x4 or 4x4x4\n", prog);
-    return kExitUsage;
-  }
+  auto l = dims_list(prog, dims);
+  if (!l) return kExitUsage;
   t.dims = *l;
   return finish(prog, sim::make_torus(t), c);
+}
+
+int run_hyperx(const std::string& prog, int argc, char** argv) {
+  constexpr std::string_view kArgs =
+      "--dims XxY[xZ] [--trunk K] [--cas-per-switch N] [--ports N] [--drop-links F --seed N] "
+      "[-o FILE]";
+  std::string dims;
+  sim::HyperXParams x;
+  Common c;
+  po::options_description d("HyperX: every switch cabled to every switch that differs in one "
+                            "coordinate (see sim/generators.h for the ports)\noptions");
+  d.add_options()("dims", po::value(&dims)->required(), "switches per dimension, e.g. 4x4 or 4x4x4")(
+      "trunk", po::value(&x.trunk)->default_value(1), "parallel cables between two switches")(
+      "cas-per-switch", po::value(&x.cas_per_switch)->default_value(1), "CAs on each switch")(
+      "ports", po::value(&x.ports)->default_value(0), "ports per switch (0 = as needed)");
+  add_drop(d, c);
+  add_output(d, c);
+  if (auto r = parse(prog, kArgs, argc, argv, d)) return *r;
+  auto l = dims_list(prog, dims);
+  if (!l) return kExitUsage;
+  x.dims = *l;
+  return finish(prog, sim::make_hyperx(x), c);
+}
+
+int run_dragonfly(const std::string& prog, int argc, char** argv) {
+  constexpr std::string_view kArgs =
+      "--p N --a N --h N [--groups G] [--plus [--spines N]] [--drop-links F --seed N] [-o FILE]";
+  sim::DragonflyParams f;
+  Common c;
+  po::options_description d(
+      "Dragonfly: groups of a fully connected routers with p CAs and h global cables each; "
+      "--plus: Dragonfly+, each group a leaf/spine tree, global cables on the spines (see "
+      "sim/generators.h)\noptions");
+  d.add_options()("p", po::value(&f.p)->required(), "CAs per router (per leaf with --plus)")(
+      "a", po::value(&f.a)->required(), "routers per group (leaves with --plus)")(
+      "h", po::value(&f.h)->required(), "global cables per router (per spine with --plus)")(
+      "groups", po::value(&f.groups)->default_value(0), "groups, 2..a*h+1 (0 = a*h+1, the most)")(
+      "plus", po::bool_switch(&f.plus), "Dragonfly+")(
+      "spines", po::value(&f.spines)->default_value(0), "--plus: spines per group (0 = a)");
+  add_drop(d, c);
+  add_output(d, c);
+  if (auto r = parse(prog, kArgs, argc, argv, d)) return *r;
+  return finish(prog, sim::make_dragonfly(f), c);
 }
 
 int run_random(const std::string& prog, int argc, char** argv) {
@@ -313,6 +359,10 @@ constexpr Sub kSubs[] = {
      "general XGFT/PGFT fat tree", run_pgft},
     {"torus", "--dims 4x4[x4] [--mesh] [--cas-per-switch N] [--ports N] [-o FILE]",
      "2D/3D torus or mesh of switches", run_torus},
+    {"hyperx", "--dims 4x4[x4] [--trunk K] [--cas-per-switch N] [--ports N] [-o FILE]",
+     "2D/3D HyperX (each dimension fully connected)", run_hyperx},
+    {"dragonfly", "--p N --a N --h N [--groups G] [--plus [--spines N]] [-o FILE]",
+     "Dragonfly or Dragonfly+ (leaf/spine groups)", run_dragonfly},
     {"random", "--switches N --ports N [--cas-per-switch N] [--degree N] [--seed N] [-o FILE]",
      "connected random irregular switch graph", run_random},
     {"check", "FILE [--guids]", "parse a net file and print its counts, or the file:line error", run_check},

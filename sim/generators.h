@@ -65,6 +65,48 @@ struct TorusParams {
 };
 mad::Result<FabricSpec> make_torus(const TorusParams& params);
 
+// A HyperX (Ahn et al. 2009) of 2 or 3 dimensions: a switch at every coordinate, cabled to every
+// switch that differs from it in exactly one coordinate (each dimension fully connected), with
+// `trunk` parallel cables per such pair. Switch S_<x>_<y>[_<z>] (dimension 0 first, the most
+// significant, as the torus): ports 1..C for its CAs, then dimension 0's peers, then dimension
+// 1's, ...; in dimension d the peers in increasing coordinate, `trunk` consecutive ports each:
+// the peer at coordinate y of a switch at x is on ports base_d + trunk * (y < x ? y : y - 1)
+// + 1 .. + trunk, with base_d = C + trunk * (the sum of S_e - 1 over e < d).
+// Switch-to-switch diameter: the number of dimensions.
+struct HyperXParams {
+  std::vector<uint32_t> dims;  // sizes S1, S2[, S3], each >= 2
+  uint32_t trunk = 1;          // parallel cables per pair of switches
+  uint32_t cas_per_switch = 1;
+  uint32_t ports = 0;          // ports per switch; 0 = C + trunk * sum(S_d - 1)
+};
+mad::Result<FabricSpec> make_hyperx(const HyperXParams& params);
+
+// A Dragonfly (Kim et al. 2008): g groups of a routers, each router with p CAs and h global
+// cables, the routers of a group fully connected. Router S_<group>_<r>: ports 1..p for its CAs,
+// then p+1..p+a-1 to the other routers of its group in increasing r, then p+a..p+a+h-1 global.
+// Global cables by the absolute arrangement: group i's global ports are numbered
+// j = r * h + k (router r, its k-th global port); port j goes to the other group of rank
+// j mod (g-1) (the other groups in increasing number), for j < M * (g-1) with
+// M = floor(a*h / (g-1)) cables between every pair of groups; the remaining global ports are
+// left free. g = a*h + 1 (the default, the most) gives every pair exactly one cable; p = h,
+// a = 2h is the balanced case. Any two CAs are at most 3 router hops apart (local, global,
+// local).
+// Dragonfly+ (`plus`, Shpiner et al. 2017): each group a two-level fat tree of a leaf routers
+// (with the CAs) and `spines` spine routers (with the global cables, h each), every leaf cabled
+// to every spine, the groups joined spine to spine by the rule above with a*h replaced by
+// spines*h (and router r = a spine). Leaf S1_<group>_<i>: ports 1..p CAs, then p+1..p+spines to
+// the spines; spine S2_<group>_<i>: ports 1..a to the leaves, then a+1..a+h global. All leaves
+// come before all spines. Leaves are at most 3 router hops apart (up, global, down).
+// Every router has the ports the busiest one needs (plain: p + a - 1 + h; plus:
+// max(p + spines, a + h)).
+struct DragonflyParams {
+  uint32_t p = 0, a = 0, h = 0;
+  uint32_t groups = 0;  // 0 = the most: a*h + 1 (plus: spines*h + 1)
+  bool plus = false;
+  uint32_t spines = 0;  // plus only: spine routers per group; 0 = a
+};
+mad::Result<FabricSpec> make_dragonfly(const DragonflyParams& params);
+
 // A random irregular graph of switches, connected: a random spanning tree first, then random
 // extra cables (no parallel ones) until every switch has `degree` switch cables or no pair is
 // left. Switch S_<nnn>: ports 1..C for its CAs, then its switch cables in the order made.

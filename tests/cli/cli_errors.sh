@@ -36,7 +36,7 @@ expect() {
 
 # A bad option: named, exit 2, in every command.
 for cmd in "sim" "drill" "run" "show nodes" "status" "health clear" "config import $work/ok.conf" \
-           "config check $work/ok.conf" "topo fat-tree" "topo two-level" "topo pgft" "topo torus" "topo random" \
+           "config check $work/ok.conf" "topo fat-tree" "topo two-level" "topo pgft" "topo torus" "topo hyperx" "topo dragonfly" "topo random" \
            "topo check $work/t.net" "topo convert $work/t.net"; do
   # shellcheck disable=SC2086
   expect 2 "--bogus" $cmd --bogus

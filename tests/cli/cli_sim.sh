@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `fabricsm sim` as a user runs it: exit codes, the JSON summary, --compare with --link-loads
-# and --plot (the SVG must render), a non-zero exit when pairs are unrouted, and clear errors
-# for bad input.
+# and --plot (the SVG must render), a non-zero exit when pairs are unrouted, generated HyperX and
+# Dragonfly(+) fabrics routed in full by updn, and clear errors for bad input.
 set -euo pipefail
 fabricsm=$1
 shared=$2
@@ -130,7 +130,24 @@ grep -q "^ftree FAILED: routing failed: .*not a fat tree" "$work/torus.txt" || f
   fail "plot: $(grep -c '<polyline' "$work/torus.svg") curves, legend: $(grep -o '>[a-z]*[:(][^<]*<' "$work/torus.svg")"
 rsvg-convert "$work/torus.svg" -o "$work/torus.png" || fail "the SVG with a failed engine does not render"
 
-# Bad input: clear messages, no crash.
+# The HyperX and Dragonfly(+) generators' files come up under up/down routing, every pair routed.
+gen_up() {  # gen_up NAME TOPO-ARGS...
+  local name=$1
+  shift
+  "$fabricsm" topo "$@" -o "$work/$name.net" || fail "topo $*"
+  "$fabricsm" sim -t "$work/$name.net" -R updn --json --log-level error > "$work/$name.json" ||
+    fail "sim -R updn on topo $*"
+  python3 - "$work/$name.json" "$*" <<'PY' || fail "sim -R updn on topo $*: $(cat "$work/$name.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["subnet_up"] is True and j["unrouted"] == 0, sys.argv[2]
+assert j["pairs"] == j["cas"] * (j["cas"] - 1) > 0, sys.argv[2]
+PY
+}
+gen_up hyperx hyperx --dims 4x4x2 --trunk 2
+gen_up dragonfly dragonfly --p 2 --a 4 --h 2
+gen_up dragonfly-plus dragonfly --p 2 --a 2 --h 2 --plus --groups 4
+
 set +e
 "$fabricsm" sim --routing nosuch > /dev/null 2> "$work/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "unknown routing engine 'nosuch'" "$work/err" || fail "bad engine: rc $rc $(cat "$work/err")"

@@ -112,6 +112,9 @@ generate pgft pgft --h 3 --m 2,2,4 --w 1,2,2 --p 1,2,1
 generate torus torus --dims 3x3x2 --cas-per-switch 1
 generate mesh torus --dims 4x3 --mesh --cas-per-switch 2
 generate random random --switches 16 --ports 8 --cas-per-switch 2 --seed 4
+generate hyperx hyperx --dims 3x3x2 --trunk 2 --cas-per-switch 1
+generate dragonfly dragonfly --p 2 --a 4 --h 2
+generate dragonfly-plus dragonfly --p 2 --a 2 --h 2 --plus
 
 # GUID directives, system GUIDs, IDs, a router, cables listed on one side only and other link
 # widths and speeds, normalised by convert (ibsim 0.10 refuses one-sided cables): ibsim must

@@ -10,42 +10,14 @@
 
 #include "sim/generators.h"
 #include "sim/netfile.h"
+#include "tests/sim/generator_test_util.h"
 #include "tests/sim/netfile_test_util.h"
 
 using namespace sim;
 
-namespace {
-
-FabricSpec ok(mad::Result<FabricSpec> r) {
-  REQUIRE_MESSAGE(r, (r ? "" : r.error().message));
-  return std::move(*r);
-}
-
-void check_round_trip(const FabricSpec& spec) {
-  auto again = parse_netfile(write_netfile(spec), "generated");
-  REQUIRE_MESSAGE(again, (again ? "" : again.error().message));
-  CHECK(*again == spec);
-}
-
-// Cables per switch to other switches, and whether every port is used at most once.
-std::vector<size_t> switch_degrees(const FabricSpec& spec) {
-  std::vector<size_t> deg(spec.nodes.size(), 0);
-  std::set<std::pair<uint32_t, uint8_t>> used;
-  for (const SpecLink& l : spec.links) {
-    CHECK(used.insert({l.a, l.port_a}).second);
-    CHECK(used.insert({l.b, l.port_b}).second);
-    CHECK(l.port_a >= 1);
-    CHECK(l.port_a <= spec.nodes[l.a].num_ports);
-    CHECK(l.port_b <= spec.nodes[l.b].num_ports);
-    if (spec.nodes[l.a].type == mad::NodeType::sw && spec.nodes[l.b].type == mad::NodeType::sw) {
-      ++deg[l.a];
-      ++deg[l.b];
-    }
-  }
-  return deg;
-}
-
-}  // namespace
+using sim_test::check_round_trip;
+using sim_test::ok;
+using sim_test::switch_degrees;
 
 TEST_CASE("k-ary fat trees reproduce the shared files exactly") {
   struct Case {
