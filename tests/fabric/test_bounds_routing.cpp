@@ -1,5 +1,5 @@
 // The cut bounds (fabric/bounds.h) against what every engine of the registry achieves: on a
-// tree, a degraded tree, a torus, a mesh and a random graph, no engine's measured figures
+// tree, a degraded tree, a torus, a mesh, a random graph, HyperX and Dragonfly(+), no engine's measured figures
 // (fabric/metrics.h over its tables, every shift) fall below the bounds; on the complete
 // ft3-r16 ftree meets them exactly; on ft3-r16-degraded5 the bound is its weakest leaf's.
 #include <doctest/doctest.h>
@@ -54,7 +54,7 @@ void at_or_above(const std::string& fabric, const fabric::Topology& topo) {
 
 TEST_SUITE("unit") {
 
-TEST_CASE("cut bounds: every engine at or above them on trees, tori, meshes, random graphs") {
+TEST_CASE("cut bounds: every engine at or above them on trees, tori, meshes, random graphs, HyperX, Dragonfly") {
   at_or_above("3-level fat tree, radix 8", rtest::to_topology(generated(sim::make_fat_tree(3, 8))));
   sim::FabricSpec degraded = generated(sim::make_fat_tree(3, 8));
   REQUIRE(sim::drop_switch_links(degraded, 0.1, 1).has_value());
@@ -65,6 +65,13 @@ TEST_CASE("cut bounds: every engine at or above them on trees, tori, meshes, ran
               rtest::to_topology(generated(sim::make_torus({.dims = {6, 6}, .mesh = true, .cas_per_switch = 3}))));
   at_or_above("random graph, 48 switches, 3 CAs a switch",
               rtest::to_topology(generated(sim::make_random({.switches = 48, .ports = 10, .cas_per_switch = 3, .seed = 7}))));
+  at_or_above("4x4 HyperX, 3 CAs a switch",
+              rtest::to_topology(generated(sim::make_hyperx({.dims = {4, 4}, .cas_per_switch = 3}))));
+  at_or_above("3x3x3 HyperX, 2 CAs a switch",
+              rtest::to_topology(generated(sim::make_hyperx({.dims = {3, 3, 3}, .cas_per_switch = 2}))));
+  at_or_above("Dragonfly p=2 a=4 h=2 (9 groups)", rtest::to_topology(generated(sim::make_dragonfly({.p = 2, .a = 4, .h = 2}))));
+  at_or_above("Dragonfly+ p=2 a=4 h=2, 5 groups",
+              rtest::to_topology(generated(sim::make_dragonfly({.p = 2, .a = 4, .h = 2, .groups = 5, .plus = true}))));
 }
 
 TEST_CASE("cut bounds: ftree meets them on the complete ft3-r16") {
