@@ -174,7 +174,8 @@ mad::Result<RoutingTables> ftree_route(const FabricView& fv, const Levels& lv,
   const Orientation orient(ranks_from_levels(lv));
   UpDownCosts costs = UpDownCosts::compute(fv, orient, opts.threads);
   const std::vector<Dest> order = leaf_order(fv);
-  const FtreePlan plan = plan_ftree(fv, lv, order, opts.weights);
+  const TreeSlots slots(fv, lv, order);
+  const FtreePlan plan = plan_ftree(fv, lv, order, slots, opts.weights);
   RoutingTables tables(fv.topo(), fv.max_lid());
   preset_convergence(fv, lv, costs, order, plan, opts, tables);
   const SwitchFallback fallback = SwitchFallback::compute(fv, costs, opts.threads);

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <tuple>
 
+#include "routing/ftree_slots.h"
 #include "routing/switch_graph.h"
 
 namespace routing {
@@ -54,8 +55,9 @@ Groups find_groups(const FabricView& fv, const Levels& lv) {
 class Planner {
  public:
   Planner(const FabricView& fv, const Levels& lv, std::span<const Dest> order,
-          const PortWeights* weights)
+          const TreeSlots& slots, const PortWeights* weights)
       : fv_(fv), lv_(lv), order_(order), hw_(weights), groups_(find_groups(fv, lv)),
+        slots_(slots),
         presets_(order.size()), turns_(order.size()), top_index_(fv.switch_count(), kNoGroup) {
     index_tops();
   }
@@ -218,6 +220,7 @@ class Planner {
     uint32_t links = 0;  // parallel cables
     uint64_t hint = 1;   // the heaviest hinted weight among them
     uint64_t load = 0;   // traffic planned down them so far
+    uint32_t pos = 0;    // the parent's position (TreeSlots)
   };
 
   // The parts at one switch m: turn the groups that meet here, spread the rest over m's
@@ -282,29 +285,55 @@ class Planner {
       return std::max(down, planned / (cap * static_cast<double>(ts.size())));
     };
 
+    // Bins in position order (TreeSlots): a part's canonical parent is the one at its digit's
+    // position, as d-mod-k picks it on a complete tree.
+    for (Bin& b : bins) b.pos = slots_.position(m, b.parent);
+    std::stable_sort(bins.begin(), bins.end(), [](const Bin& a, const Bin& b) { return a.pos < b.pos; });
+    const uint32_t positions = slots_.positions(m);
+    const auto at_position = [&](uint32_t pos) -> Bin* {
+      for (Bin& b : bins)
+        if (b.pos == pos) return &b;
+      return nullptr;
+    };
+    // A group that cannot stay there (no cable, no way to its sources, or full) goes to one of
+    // the other bins by index: the parts displaced here, counted in leaf order, plus the
+    // group and m's place in the tree, modulo the bins that can take it; the next one that fits
+    // from there. Consecutive displaced destinations so take different bins for one group of
+    // sources (no two of them on one link in a shift), and the displaced traffic spreads over
+    // all the bins (all-to-all).
+    const auto displace = [&](uint32_t dest, uint64_t w, uint32_t g, uint64_t index) -> Bin* {
+      std::vector<Bin*> ok;
+      for (Bin& b : bins)
+        if (!conflicts(dest, b) && fill(b, w, g) < kUnreachable) ok.push_back(&b);
+      if (ok.empty())
+        for (Bin& b : bins) ok.push_back(&b);
+      const size_t start = index % ok.size();
+      Bin* least = nullptr;
+      double least_fill = 0;
+      for (size_t k = 0; k < ok.size(); ++k) {
+        Bin* b = ok[(start + k) % ok.size()];
+        const double f = fill(*b, w, g);
+        if (f <= 1.0) return b;
+        if (least == nullptr || f < least_fill) least = b, least_fill = f;
+      }
+      return least;
+    };
+
+    uint32_t displaced = 0;
     for (Part& p : parts) {
       if (p.groups.empty()) continue;
-      // The emptiest parent, lowest port on ties (bins are in port order); first among those
-      // that fit and that this destination does not already enter another way, and that the
-      // group can reach.
-      const auto best = [&](uint64_t w, uint32_t g) -> Bin* {
-        Bin* pick = nullptr;
-        double pick_fill = 0;
-        for (int pass = 0; pass < 3 && pick == nullptr; ++pass)
-          for (Bin& b : bins) {
-            const double f = fill(b, w, g);
-            if (pass < 2 && (conflicts(p.dest, b) || f >= kUnreachable)) continue;
-            if (pass == 0 && f > 1.0) continue;
-            if (pick == nullptr || f < pick_fill) pick = &b, pick_fill = f;
-          }
-        return pick;
-      };
-      Bin* cur = best(0, kNoGroup);
+      Bin* canon = positions > 0 ? at_position(slots_.digit(p.dest, lv_.level[m]) % positions)
+                                 : nullptr;
+      if (canon != nullptr && conflicts(p.dest, *canon)) canon = nullptr;
+      bool moved = false;
       std::vector<std::pair<Bin*, std::vector<uint32_t>>> out;
       for (uint32_t g : p.groups) {
         const uint64_t w = weight(p.dest, g);
-        // Stay on the current parent while the group fits there: a complete tree never splits.
-        if (fill(*cur, w, g) > 1.0) cur = best(w, g);
+        Bin* cur = canon;
+        if (cur == nullptr || fill(*cur, w, g) > 1.0) {
+          cur = displace(p.dest, w, g, uint64_t{displaced} + slots_.home(m) + g);
+          moved = true;
+        }
         cur->load += w;
         if (cur->top != kNoGroup)
           up_load(cur->top, g) += w;
@@ -315,6 +344,7 @@ class Planner {
         if (it == out.end()) it = out.insert(out.end(), {cur, {}});
         it->second.push_back(g);
       }
+      if (moved) ++displaced;
       for (auto& [b, gs] : out) {
         add_preset(p.dest, b->parent, b->back);
         next.push_back(Part{p.dest, b->parent, seq_++, std::move(gs)});
@@ -339,6 +369,7 @@ class Planner {
   std::span<const Dest> order_;
   const PortWeights* hw_;
   Groups groups_;
+  const TreeSlots& slots_;
   std::vector<std::vector<FtreePlan::Preset>> presets_;
   std::vector<std::vector<FtreePlan::Turn>> turns_;
   std::vector<uint32_t> top_index_;                // per switch: index among the tops, or kNoGroup
@@ -357,8 +388,8 @@ class Planner {
 }  // namespace
 
 FtreePlan plan_ftree(const FabricView& fv, const Levels& lv, std::span<const Dest> order,
-                     const PortWeights* weights) {
-  return Planner(fv, lv, order, weights).run();
+                     const TreeSlots& slots, const PortWeights* weights) {
+  return Planner(fv, lv, order, slots, weights).run();
 }
 
 }  // namespace routing

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "routing/fabric_view.h"
+#include "routing/ftree_slots.h"
 #include "routing/hints.h"
 #include "routing/levels.h"
 
@@ -49,6 +50,6 @@ struct FtreePlan {
 
 // `order`: destinations in leaf order. Switch LIDs weigh nothing (management traffic).
 FtreePlan plan_ftree(const FabricView& fv, const Levels& lv, std::span<const Dest> order,
-                     const PortWeights* weights);
+                     const TreeSlots& slots, const PortWeights* weights);
 
 }  // namespace routing
