@@ -118,3 +118,20 @@ TEST_CASE("cut bounds: ft3-r16-degraded5's weakest leaf") {
 }
 
 }  // TEST_SUITE
+
+TEST_SUITE("unit") {
+
+TEST_CASE("ftree on ft3-r16-degraded5: within 1.05x of the all-to-all bound, shifts under 1.9x") {
+  // Before ftree kept destinations at their d-mod-k parent positions (moving only the groups
+  // whose parent is gone), its load counts scrambled consecutive destinations: 1744 (1.07x)
+  // and shift congestion 4.195 (2.11x) here.
+  const fabric::Topology topo = rtest::to_topology(rtest::shared("ft3-r16-degraded5.net"));
+  const fabric::CutBounds b = fabric::cut_bounds(topo);
+  const fabric::MetricsReport m = measured(topo, rtest::route("ftree", topo));
+  REQUIRE(m.unrouted == 0);
+  CHECK(m.cdg_acyclic);
+  CHECK(static_cast<double>(m.max_link_load) <= 1.05 * static_cast<double>(b.max_link_load));
+  CHECK(m.shift_congestion <= 1.9 * b.shift_congestion);
+}
+
+}  // TEST_SUITE
