@@ -5,17 +5,10 @@
 
 #include <fmt/format.h>
 
+#include "sim/gen_parts.h"
 #include "sim/generators.h"
 
 namespace sim {
-namespace {
-
-int dragonfly_width(uint64_t count) {  // digits of count - 1, at least 2
-  return std::max<int>(2, static_cast<int>(fmt::formatted_size("{}", count ? count - 1 : 0)));
-}
-
-}  // namespace
-
 mad::Result<FabricSpec> make_dragonfly(const DragonflyParams& f) {
   if (f.p == 0 || f.a == 0 || f.h == 0)
     return mad::fail(mad::Errc::invalid, "dragonfly: p, a and h must be at least 1");
@@ -41,20 +34,10 @@ mad::Result<FabricSpec> make_dragonfly(const DragonflyParams& f) {
 
   FabricSpec spec;
   spec.nodes.reserve(cas + g * per_group);
-  int ca_width = std::max<int>(5, static_cast<int>(fmt::formatted_size("{}", cas - 1)));
-  for (uint64_t i = 0; i < cas; ++i) {
-    SpecNode n;
-    n.num_ports = 1;
-    n.name = fmt::format("H{:0{}}", i, ca_width);
-    spec.nodes.push_back(std::move(n));
-  }
-  const int gw = dragonfly_width(g);
+  gen::add_cas(spec, cas);
+  const int gw = gen::index_width(g, 2);
   auto add_router = [&](std::string_view prefix, uint64_t grp, uint64_t i, uint64_t count) {
-    SpecNode n;
-    n.type = mad::NodeType::sw;
-    n.num_ports = static_cast<uint8_t>(ports);
-    n.name = fmt::format("{}_{:0{}}_{:0{}}", prefix, grp, gw, i, dragonfly_width(count));
-    spec.nodes.push_back(std::move(n));
+    gen::add_switch(spec, fmt::format("{}_{:0{}}_{:0{}}", prefix, grp, gw, i, gen::index_width(count, 2)), ports);
   };
   // Leaves (every router of a plain Dragonfly), group by group, then the spines.
   for (uint64_t grp = 0; grp < g; ++grp)
@@ -64,12 +47,7 @@ mad::Result<FabricSpec> make_dragonfly(const DragonflyParams& f) {
   auto leaf = [&](uint64_t grp, uint64_t i) { return cas + grp * a + i; };
   auto spine = [&](uint64_t grp, uint64_t i) { return cas + g * a + grp * spines + i; };
 
-  auto add = [&](uint64_t x, uint64_t px, uint64_t y, uint64_t py) {
-    SpecLink l{static_cast<uint32_t>(x), static_cast<uint8_t>(px), static_cast<uint32_t>(y),
-               static_cast<uint8_t>(py)};
-    l.speed_ext = speed::hdr;
-    spec.links.push_back(l);
-  };
+  auto add = [&](uint64_t x, uint64_t px, uint64_t y, uint64_t py) { gen::add_link(spec, x, px, y, py); };
   for (uint64_t grp = 0; grp < g; ++grp) {
     for (uint64_t i = 0; i < a; ++i)
       for (uint64_t c = 0; c < p; ++c) add((grp * a + i) * p + c, 1, leaf(grp, i), c + 1);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/gen_parts.h"
 #include "sim/generators.h"
 
 namespace sim {
@@ -43,31 +44,10 @@ mad::Result<FabricSpec> make_hyperx(const HyperXParams& x) {
 
   FabricSpec spec;
   spec.nodes.reserve(cas + switches);
-  int ca_width = std::max<int>(5, static_cast<int>(fmt::formatted_size("{}", cas - 1)));
-  for (uint64_t i = 0; i < cas; ++i) {
-    SpecNode n;
-    n.num_ports = 1;
-    n.name = fmt::format("H{:0{}}", i, ca_width);
-    spec.nodes.push_back(std::move(n));
-  }
-  for (uint64_t s = 0; s < switches; ++s) {
-    SpecNode n;
-    n.type = mad::NodeType::sw;
-    n.num_ports = static_cast<uint8_t>(ports);
-    n.name = "S";
-    for (size_t d = 0; d < nd; ++d) {
-      int w = std::max<int>(2, static_cast<int>(fmt::formatted_size("{}", x.dims[d] - 1)));
-      n.name += fmt::format("_{:0{}}", coord(s, d), w);
-    }
-    spec.nodes.push_back(std::move(n));
-  }
-
-  auto add = [&](uint64_t a, uint64_t pa, uint64_t b, uint64_t pb) {
-    SpecLink l{static_cast<uint32_t>(a), static_cast<uint8_t>(pa), static_cast<uint32_t>(b),
-               static_cast<uint8_t>(pb)};
-    l.speed_ext = speed::hdr;
-    spec.links.push_back(l);
-  };
+  gen::add_cas(spec, cas);
+  for (uint64_t s = 0; s < switches; ++s)
+    gen::add_switch(spec, gen::grid_name(x.dims, [&](size_t d) { return coord(s, d); }), ports);
+  auto add = [&](uint64_t a, uint64_t pa, uint64_t b, uint64_t pb) { gen::add_link(spec, a, pa, b, pb); };
   for (uint64_t s = 0; s < switches; ++s) {
     for (uint64_t c = 0; c < cpp; ++c) add(s * cpp + c, 1, cas + s, c + 1);
     // Each pair once, from the switch with the lower coordinate: its peer at y > c sits at

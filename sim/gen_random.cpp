@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/gen_parts.h"
 #include "sim/generators.h"
 #include "sim/rng.h"
 
@@ -34,28 +35,10 @@ mad::Result<FabricSpec> make_random(const RandomParams& r) {
   const uint64_t cas = n * r.cas_per_switch;
   FabricSpec spec;
   spec.nodes.reserve(cas + n);
-  int ca_width = std::max<int>(5, static_cast<int>(fmt::formatted_size("{}", cas - 1)));
-  int sw_width = std::max<int>(3, static_cast<int>(fmt::formatted_size("{}", n - 1)));
-  for (uint64_t i = 0; i < cas; ++i) {
-    SpecNode node;
-    node.num_ports = 1;
-    node.name = fmt::format("H{:0{}}", i, ca_width);
-    spec.nodes.push_back(std::move(node));
-  }
-  for (uint64_t s = 0; s < n; ++s) {
-    SpecNode node;
-    node.type = mad::NodeType::sw;
-    node.num_ports = static_cast<uint8_t>(r.ports);
-    node.name = fmt::format("S_{:0{}}", s, sw_width);
-    spec.nodes.push_back(std::move(node));
-  }
-
-  auto link = [&](uint64_t a, uint64_t pa, uint64_t b, uint64_t pb) {
-    SpecLink l{static_cast<uint32_t>(a), static_cast<uint8_t>(pa), static_cast<uint32_t>(b),
-               static_cast<uint8_t>(pb)};
-    l.speed_ext = speed::hdr;
-    spec.links.push_back(l);
-  };
+  gen::add_cas(spec, cas);
+  const int sw_width = gen::index_width(n, 3);
+  for (uint64_t s = 0; s < n; ++s) gen::add_switch(spec, fmt::format("S_{:0{}}", s, sw_width), r.ports);
+  auto link = [&](uint64_t a, uint64_t pa, uint64_t b, uint64_t pb) { gen::add_link(spec, a, pa, b, pb); };
   for (uint64_t s = 0; s < n; ++s)
     for (uint64_t c = 0; c < r.cas_per_switch; ++c) link(s * r.cas_per_switch + c, 1, cas + s, c + 1);
 
