@@ -239,6 +239,10 @@ const std::vector<Option>& table() {
     const std::vector<Option>& perf = perfmgr_options();
     const auto at = std::find_if(all.begin(), all.end(), [](const Option& o) { return std::string_view(o.name) == "db_path"; });
     all.insert(at, perf.begin(), perf.end());
+    // QoS tables (config_qos.cpp), after the port parameters.
+    const std::vector<Option>& qos = qos_options();
+    const auto tx = std::find_if(all.begin(), all.end(), [](const Option& o) { return std::string_view(o.name) == "max_wire_smps"; });
+    all.insert(tx, qos.begin(), qos.end());
     return all;
   }();
   return t;
@@ -249,7 +253,7 @@ const std::vector<std::pair<std::string_view, std::string_view>>& groups() {
   static const std::vector<std::pair<std::string_view, std::string_view>> g = {
       {"ca", "Which port"},           {"sm_priority", "High availability"},
       {"sweep_interval", "Sweeps and routing"}, {"lmc", "Port parameters"},
-      {"max_wire_smps", "Transactions"}, {"perfmgr", "Port counters and health"},
+      {"qos", "QoS tables"}, {"max_wire_smps", "Transactions"}, {"perfmgr", "Port counters and health"},
       {"db_path", "Store, logs, control"},
   };
   return g;

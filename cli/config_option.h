@@ -111,5 +111,7 @@ inline Option listen(const char* name, const char* help, std::string DaemonConfi
 
 // The PerfMgr's and the health rules' options, in their place in the table.
 const std::vector<Option>& perfmgr_options();
+// QoS's (config_qos.cpp): qos and the qos_* tables of each port class.
+const std::vector<Option>& qos_options();
 
 }  // namespace cli::config_detail

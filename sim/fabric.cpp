@@ -43,8 +43,7 @@ void init_port(SimNode& n, SimPort& p) {
                                                             : n.partition_cap;
   p.pkeys.assign(pkey_entries, 0);
   if (!p.pkeys.empty()) p.pkeys[0] = 0xFFFF;
-  for (size_t i = 0; i < p.sl2vl.size(); ++i)  // SL i -> VL i for SL 0..14, SL15 -> VL7... as ibsim
-    p.sl2vl[i] = static_cast<uint8_t>(((2 * i) << 4) | (2 * i + 1));
+  reset_qos_tables(p);
   if (n.is_switch() && p.num == 0) {  // the base management port is always up
     p.state = mad::PortState::active;
     p.phys = mad::PhysState::link_up;

@@ -142,7 +142,10 @@ struct SimPort {
   std::vector<uint16_t> pkeys;      // P_Key table (index 0 = default 0xFFFF)
   uint64_t pkey_blocks_written = 0; // P_KeyTable Sets received for this port
   bool pkey_enforce_in = false, pkey_enforce_out = false;  // switch external ports
-  std::array<uint8_t, 8> sl2vl{};
+  std::array<uint8_t, 8> sl2vl{};   // SL-to-VL (a switch's output port: for every input port...)
+  // ...until a Set names one input port: then one table per input port, allocated then.
+  std::vector<std::array<uint8_t, 8>> sl2vl_by_in;
+  uint64_t qos_sets = 0;            // SLtoVL and VLArbitration Sets received for this port
   std::vector<uint8_t> vlarb;       // 4 blocks x 64 bytes, allocated on first Set
   double drop_rate = 0.0;           // MAD loss on this port, per crossing, both directions
   EndpointId endpoint = kNoEndpoint;  // an SM attached here (CA port, switch port 0)
@@ -151,6 +154,15 @@ struct SimPort {
 
   bool link_up() const { return peer != kNoNode; }
 };
+
+// The QoS tables as after a power cycle: SL n on VL n (SL15 on VL15, as ibsim), no per-input
+// tables, arbitration empty, VLHighLimit 0.
+inline void reset_qos_tables(SimPort& p) {
+  for (size_t i = 0; i < p.sl2vl.size(); ++i) p.sl2vl[i] = static_cast<uint8_t>(((2 * i) << 4) | (2 * i + 1));
+  p.sl2vl_by_in.clear();
+  p.vlarb.clear();
+  p.vl_high_limit = 0;
+}
 
 struct SimSwitch {
   std::vector<uint8_t> lft;  // grows to the highest block written (all 0xFF beyond)

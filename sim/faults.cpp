@@ -182,6 +182,7 @@ mad::Result<void> SimFabric::restore_node(NodeIdx node) {
     std::fill(p.pkeys.begin(), p.pkeys.end(), uint16_t{0});
     if (!p.pkeys.empty()) p.pkeys[0] = 0xFFFF;
     p.pkey_enforce_in = p.pkey_enforce_out = false;
+    reset_qos_tables(p);
     if (!n.is_switch() || p.num != 0) {
       p.state = mad::PortState::down;
       p.phys = mad::PhysState::polling;

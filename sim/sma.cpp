@@ -260,8 +260,14 @@ void SimFabric::process_smp(NodeIdx ni, uint8_t in_port, mad::Smp& smp, uint16_t
         const uint8_t out = n.is_switch() ? mad::sl2vl_out_port_of_mod(mod).value() : in_port;
         const uint8_t in = n.is_switch() ? mad::sl2vl_in_port_of_mod(mod).value() : 0;
         if (out > n.num_ports || in > n.num_ports) { st = mad::status::invalid_field; break; }
-        auto& table = n.ports[out].sl2vl;  // one table per output port (not per input port)
-        if (is_set) std::copy_n(smp.data.begin(), table.size(), table.begin());
+        SimPort& op = n.ports[out];
+        if (is_set) {  // a switch keeps one table per input port (IBA 14.2.5.8)
+          if (n.is_switch() && op.sl2vl_by_in.empty()) op.sl2vl_by_in.assign(n.num_ports + 1u, op.sl2vl);
+          auto& table = n.is_switch() ? op.sl2vl_by_in[in] : op.sl2vl;
+          std::copy_n(smp.data.begin(), table.size(), table.begin());
+          ++op.qos_sets;
+        }
+        const auto& table = op.sl2vl_by_in.empty() ? op.sl2vl : op.sl2vl_by_in[in];
         smp.data = {};
         std::copy(table.begin(), table.end(), smp.data.begin());
         break;
@@ -275,6 +281,7 @@ void SimFabric::process_smp(NodeIdx ni, uint8_t in_port, mad::Smp& smp, uint16_t
         if (is_set) {
           if (v.empty()) v.assign(4 * 64, 0);
           std::copy_n(smp.data.begin(), 64, v.begin() + static_cast<ptrdiff_t>(base));
+          ++n.ports[pn].qos_sets;
         } else {
           for (size_t i = 0; i < 64; ++i) smp.data[i] = v.empty() ? 0 : v[base + i];
         }

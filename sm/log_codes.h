@@ -93,6 +93,9 @@ struct LogCode {
   X(pkey_warnings_suppressed, 526, warn, event, "more P_Key warnings, not logged one by one")          \
   X(lft_tampered, 527, error, event, "security: LFT blocks unlike what this SM wrote, found and rewritten") \
   X(lft_verified, 528, debug, quiet, "a light sweep's share of LFT blocks read back")                   \
+  X(qos_programmed, 530, info, quiet, "QoS: SLtoVL tables and VLArbitration blocks written and read")   \
+  X(qos_failed, 531, error, event, "a SLtoVL table or VLArbitration block Set failed")                  \
+  X(qos_failures_suppressed, 532, error, event, "more QoS failures, not logged one by one")             \
   X(malformed_smp, 601, warn, event, "an SMP that does not decode was dropped")                        \
   X(malformed_trap, 602, warn, event, "a trap whose Notice does not decode")                           \
   X(trap, 603, info, quiet, "a trap arrived: its number and issuer")                                   \

@@ -66,13 +66,17 @@ bool SubnetManager::reconfigure(const SmConfig& next) {
   pending_.set_timing({cfg_.trap_coalesce, cfg_.retry_interval, cfg_.sweep_interval});
   const bool repartition = !(next.partitions == cfg_.partitions);
   cfg_.partitions = next.partitions;
+  const bool requos = !(next.qos == cfg_.qos);
+  cfg_.qos = next.qos;
   if (reroute) {
     routed_.reset();  // routes made under the old settings are no base for a repair
     request_sweep("configuration reloaded");
   } else if (repartition) {
     request_sweep("partitions changed");
+  } else if (requos) {
+    request_sweep("QoS tables changed");
   }
-  return reroute || repartition;
+  return reroute || repartition || requos;
 }
 
 void SubnetManager::begin_sweep(bool heavy, std::string trigger) {

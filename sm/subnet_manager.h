@@ -44,6 +44,7 @@
 #include "sm/program/pkey_writer.h"
 #include "sm/program/port_plan.h"
 #include "sm/program/programmer.h"
+#include "sm/program/qos_writer.h"
 #include "sm/smp_client.h"
 #include "sm/subnet.h"
 #include "sm/sweep_clock.h"
@@ -78,6 +79,8 @@ struct SmConfig {
   PartitionSet partitions = PartitionSet::defaults();
   // Per-port M_Keys from this secret (sm/mkey/); empty: ports.m_key for every port.
   mkey::Secret m_key_secret;
+  // SL-to-VL and VL arbitration tables (qos_config.h); off: the SM leaves them as they are.
+  QosOptions qos;
 };
 
 // What this SM remembers from before it started (the store keeps it): the GUID -> LID map,
@@ -190,6 +193,7 @@ class SubnetManager final : public mad::Reactor {
   void program();
   void after_programming();
   void program_partitions(bool ok);
+  void program_qos(bool ok);
   void program_multicast();
   void retry_failed(const std::set<Guid>& nodes);
   // M_Key (subnet_manager_mkey.cpp): audits the walk's ports and probes those that hide their
@@ -261,6 +265,8 @@ class SubnetManager final : public mad::Reactor {
   std::unique_ptr<Discovery> discovery_;
   std::unique_ptr<Programmer> programmer_;
   std::unique_ptr<PKeyWriter> pkey_writer_;
+  std::unique_ptr<QosWriter> qos_writer_;
+  QosMemory qos_memory_;
   std::unique_ptr<LightSweep> light_;
   std::unique_ptr<LftVerifier> verifier_;
   // M_Key: this sweep's ports audited, probes out, the earliest lease expiry of a port left

@@ -1,6 +1,6 @@
 // A sweep's programming steps after routing: LFTs and port configuration (the Programmer),
-// then P_Key tables and partition enforcement (the PKeyWriter), then the multicast forwarding
-// tables, then finish().
+// then P_Key tables and partition enforcement (the PKeyWriter), then the QoS tables (the
+// QosWriter, with qos on), then the multicast forwarding tables, then finish().
 #include "sm/subnet_manager.h"
 
 namespace sm {
@@ -12,9 +12,11 @@ void SubnetManager::program() {
   const Topology& t = *topo_;
   const Lid sm_lid = t.port(t.sm_node(), t.sm_port()).lid;
   forget_reset_ports(pkey_memory_, model_);  // before the Programmer records its Sets
+  forget_reset_qos(qos_memory_, model_);
   programmer_ = std::make_unique<Programmer>(client_, log_, lft_memory_, model_);
   const bool verify = report_.heavy && std::exchange(verify_next_heavy_, false);
-  programmer_->start(topo_, tables_, sm_lid, cfg_.ports, [this] { after_programming(); }, verify);
+  programmer_->start(topo_, tables_, sm_lid, qos_port_policy(cfg_.ports, cfg_.qos), [this] { after_programming(); },
+                     verify);
 }
 
 // Nodes a Set failed on: the retry re-reads and programs just those (unless LIDs ran out,
@@ -66,8 +68,33 @@ void SubnetManager::program_partitions(bool ok) {
     const bool all = ok && pkey_writer_->ok();
     retry_failed(pkey_writer_->failed_nodes());
     pkey_writer_.reset();
+    program_qos(all);
+  });
+}
+
+void SubnetManager::program_qos(bool ok) {
+  auto next = [this](bool all) {
     if (all && mc_ && master_) return program_multicast();
     finish(all, all ? "" : "programming failed on some nodes");
+  };
+  if (!cfg_.qos.enabled || !master_) {
+    qos_memory_.clear();  // what the ports hold now is nobody's business here: read again when on
+    return next(ok);
+  }
+  const double started_ms = clock_.sweep().wall_ms;
+  qos_writer_ = std::make_unique<QosWriter>(client_, log_, qos_memory_, model_);
+  qos_writer_->start(topo_, cfg_.qos, [this, ok, started_ms, next] {
+    report_.qos = qos_writer_->stats();
+    const QosStats& s = report_.qos;
+    log_.info_if(s.sl2vl_written || s.vlarb_written || s.failures || report_.heavy, code::qos_programmed,
+                 "sweep {}: QoS: {} port(s), {} SLtoVL table(s) and {} VLArbitration block(s) written, {} read back, "
+                 "{} failures, {:.1f} ms",
+                 report_.number, s.ports, s.sl2vl_written, s.vlarb_written, s.tables_read, s.failures,
+                 clock_.sweep().wall_ms - started_ms);
+    const bool all = ok && qos_writer_->ok();
+    retry_failed(qos_writer_->failed_nodes());
+    qos_writer_.reset();
+    next(all);
   });
 }
 

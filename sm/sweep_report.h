@@ -8,6 +8,7 @@
 #include "sm/lid_manager.h"
 #include "sm/program/pkey_writer.h"
 #include "sm/program/programmer.h"
+#include "sm/program/qos_writer.h"
 
 namespace sm {
 
@@ -44,6 +45,7 @@ struct SweepReport {
   ProgramStats program;
   uint64_t mft_blocks = 0;  // multicast forwarding blocks written
   PKeyStats pkeys;
+  QosStats qos;
   PhaseTime discovery, lid_assignment, routing, programming, total;
   uint64_t smps_sent = 0, smps_retried = 0, smps_timed_out = 0;
   std::vector<std::string> problems;

@@ -19,6 +19,7 @@ uint32_t differing_fields(const mad::PortInfo& a, const mad::PortInfo& b) {
   if (a.operational_vls != b.operational_vls) d |= f::op_vls;
   if (a.hoq_life != b.hoq_life) d |= f::hoq_life;
   if (a.vl_stall_count != b.vl_stall_count) d |= f::vl_stall;
+  if (a.vl_high_limit != b.vl_high_limit) d |= f::vl_high_limit;
   return d;
 }
 
@@ -67,11 +68,15 @@ PortPlan plan_ports(const Topology& topo, const FabricModel& model, Lid sm_lid, 
             read.has_cap(mad::port_cap::is_client_reregistration_supported) &&
             (read.master_sm_lid != sm_lid || read.lid != p.lid);
       }
+      // QoS classes as OpenSM has them: CA ports, switch port 0, switch external ports.
+      const size_t cls = !n.is_switch() ? 0 : pn == 0 ? 1 : 2;
+      if (policy.qos) want.vl_high_limit = policy.qos_high_limit[cls];
       if (p.linked()) {
         const mad::PortInfo& peer = records[p.peer]->ports[p.peer_port.value()].info;
         if (read.mtu_cap && peer.mtu_cap) want.neighbor_mtu = std::min(read.mtu_cap, peer.mtu_cap);
         if (read.vl_cap && peer.vl_cap)
-          want.operational_vls = std::min({read.vl_cap, peer.vl_cap, policy.max_op_vls});
+          want.operational_vls = std::min({read.vl_cap, peer.vl_cap, policy.max_op_vls,
+                                           policy.qos ? policy.qos_op_vls[cls] : uint8_t{5}});
         if (n.is_switch()) {
           want.hoq_life = topo.node(p.peer).is_switch() ? policy.hoq_life : policy.leaf_hoq_life;
           want.vl_stall_count = policy.vl_stall;

@@ -4,6 +4,8 @@
 // Armed (Active needs the peer Armed), the Armed -> Active step.
 #pragma once
 
+#include <array>
+
 #include <cstdint>
 #include <vector>
 
@@ -24,6 +26,11 @@ struct PortPolicy {
   uint64_t m_key = 0;               // one key for every port (per-port keys: mkey::KeyRing)
   uint16_t m_key_lease = 0;
   uint8_t m_key_protect = 1;        // M_KeyProtectBits, written only with a key
+  // QoS on (qos_config.h): VLHighLimit and an OperationalVLs cap per class (CA ports, switch
+  // port 0, switch external ports), from the resolved qos_* options.
+  bool qos = false;
+  std::array<uint8_t, 3> qos_high_limit{};
+  std::array<uint8_t, 3> qos_op_vls{5, 5, 5};
   bool operator==(const PortPolicy&) const = default;
 };
 
@@ -32,7 +39,7 @@ namespace port_field {
 enum : uint32_t {
   lid = 1 << 0, lmc = 1 << 1, sm_lid = 1 << 2, sm_sl = 1 << 3, subnet_timeout = 1 << 4,
   m_key = 1 << 5, m_key_lease = 1 << 6, neighbor_mtu = 1 << 7, op_vls = 1 << 8,
-  hoq_life = 1 << 9, vl_stall = 1 << 10, m_key_protect = 1 << 11,
+  hoq_life = 1 << 9, vl_stall = 1 << 10, m_key_protect = 1 << 11, vl_high_limit = 1 << 12,
 };
 // Addressing must take: a port that will not hold its LID or SM LID is a failure, not a quirk.
 inline constexpr uint32_t must_take = lid | lmc | sm_lid;
