@@ -1,0 +1,353 @@
+#include "routing/shift_balance.h"
+
+#include <algorithm>
+#include <array>
+#include <tuple>
+
+#include "routing/parallel.h"
+
+namespace routing {
+
+namespace {
+
+constexpr uint32_t kNoArc = UINT32_MAX;
+constexpr size_t kMaxPath = 64;     // a walk longer than this is a loop (none in legal tables)
+constexpr int kMaxPasses = 4;       // over all destinations; most moves come in the first
+
+// The flow counts of every shift, and per shift a histogram of them (for its maximum).
+class ShiftCounts {
+ public:
+  // Link-major: the shifts of one link's flows to one destination from one leaf are adjacent.
+  ShiftCounts(size_t shifts, size_t links) : shifts_(shifts), cnt_(shifts * links, 0) {}
+
+  uint16_t& cell(size_t k, uint32_t l) { return cnt_[l * shifts_ + k]; }
+  uint16_t at(size_t k, uint32_t l) const { return cnt_[l * shifts_ + k]; }
+
+  // After the counting: histograms sized for counts up to the largest seen (moves that would
+  // pass it are refused).
+  void index(size_t shifts) {
+    top_ = 0;
+    for (uint16_t c : cnt_) top_ = std::max(top_, c);
+    levels_ = static_cast<size_t>(top_) + 1;
+    hist_.assign(shifts * levels_, 0);
+    max_.assign(shifts, 0);
+    for (size_t i = 0; i < cnt_.size(); ++i) {
+      const size_t k = i % shifts_;
+      ++hist_[k * levels_ + cnt_[i]];
+      max_[k] = std::max(max_[k], cnt_[i]);
+    }
+  }
+  uint16_t top() const { return top_; }
+  uint16_t max(size_t k) const { return max_[k]; }
+  uint32_t links_at(size_t k, int v) const {
+    return v < 0 || static_cast<size_t>(v) >= levels_ ? 0 : hist_[k * levels_ + static_cast<size_t>(v)];
+  }
+  void add(size_t k, uint32_t l, int delta) {
+    uint16_t& c = cnt_[l * shifts_ + k];
+    --hist_[k * levels_ + c];
+    c = static_cast<uint16_t>(c + delta);
+    ++hist_[k * levels_ + c];
+    if (c > max_[k]) max_[k] = c;
+    while (max_[k] > 0 && hist_[k * levels_ + max_[k]] == 0) --max_[k];
+  }
+
+ private:
+  size_t shifts_;
+  std::vector<uint16_t> cnt_;
+  uint16_t top_ = 0;
+  size_t levels_ = 1;
+  std::vector<uint32_t> hist_;
+  std::vector<uint16_t> max_;
+};
+
+struct SbPath {
+  std::array<uint32_t, kMaxPath> arc{};
+  size_t len = 0;
+};
+
+class ShiftBalancer {
+ public:
+  ShiftBalancer(const FabricView& fv, RoutingTables& tables, size_t shifts)
+      : fv_(fv), tables_(tables), counts_(shifts, fv.arc_count()) {
+    const auto eps = fv.endpoints();
+    n_ = eps.size();
+    arc_of_slot_.assign(fv.port_slots(), kNoArc);
+    for (SwIdx s = 0; s < fv.switch_count(); ++s) {
+      const auto arcs = fv.arcs(s);
+      for (size_t a = 0; a < arcs.size(); ++a)
+        arc_of_slot_[fv.port_slot(s, arcs[a].port)] = fv.arc_base(s) + static_cast<uint32_t>(a);
+    }
+    arc_to_.resize(fv.arc_count());
+    for (SwIdx s = 0; s < fv.switch_count(); ++s) {
+      const auto arcs = fv.arcs(s);
+      for (size_t a = 0; a < arcs.size(); ++a) arc_to_[fv.arc_base(s) + a] = arcs[a].to;
+    }
+    for (size_t i = 0; i < n_; ++i) {
+      if (leaves_.empty() || leaves_.back().sw != eps[i].sw)
+        leaves_.push_back({eps[i].sw, static_cast<uint32_t>(i), static_cast<uint32_t>(i)});
+      ++leaves_.back().end;
+    }
+  }
+
+  // The flows of every shift per link (parallel: shift k writes its own row only).
+  void count(unsigned threads) {
+    const auto eps = fv_.endpoints();
+    std::vector<std::vector<uint16_t>> rows(worker_count(n_ - 1, threads));
+    parallel_for(n_ - 1, threads, [&](size_t k0, unsigned w) {
+      const size_t k = k0 + 1;
+      SbPath p;
+      std::vector<uint16_t>& row = rows[w];
+      row.assign(fv_.arc_count(), 0);
+      for (size_t i = 0; i < n_; ++i) {
+        const mad::Lid lid = eps[(i + k) % n_].lid;
+        if (lid.value() == 0) continue;
+        walk(eps[i].sw, lid, p);
+        for (size_t h = 0; h < p.len; ++h) ++row[p.arc[h]];
+      }
+      for (uint32_t l = 0; l < row.size(); ++l) counts_.cell(k0, l) = row[l];
+    }, 32);  // 32 adjacent shifts a worker: one cache line of each link's cells
+    counts_.index(n_ - 1);
+    a2a_.assign(fv_.arc_count(), 0);
+    for (uint32_t l = 0; l < fv_.arc_count(); ++l)
+      for (size_t k = 0; k + 1 < n_; ++k) a2a_[l] += counts_.at(k, l);
+    cap_ = a2a_.empty() ? 0 : *std::max_element(a2a_.begin(), a2a_.end());
+  }
+
+  uint64_t objective() const {
+    uint64_t sum = 0;
+    for (size_t k = 0; k + 1 < n_; ++k) sum += counts_.max(k);
+    return sum;
+  }
+
+  // One pass over the destinations in leaf order; returns the moves made.
+  uint64_t pass(const std::vector<CandidateLists>& cands) {
+    uint64_t moves = 0;
+    const auto eps = fv_.endpoints();
+    via_.assign(fv_.switch_count(), {});
+    for (size_t j = 0; j < n_; ++j) {
+      if (eps[j].lid.value() == 0) continue;
+      moves += sweep(j, cands);
+    }
+    return moves;
+  }
+
+ private:
+  struct Leaf {
+    SwIdx sw;
+    uint32_t begin, end;  // its CAs in the ring
+  };
+
+  // The arcs a packet for `lid` crosses from switch s (stops where the LFT leaves the switch
+  // graph: at the destination's CA).
+  void walk(SwIdx s, mad::Lid lid, SbPath& p) const {
+    p.len = 0;
+    while (p.len < kMaxPath) {
+      const uint8_t port = tables_.lft(fv_.node_of(s))[lid.value()];
+      if (port == kNoRoute || port > fv_.port_count(s)) return;
+      const uint32_t a = arc_of_slot_[fv_.port_slot(s, port)];
+      if (a == kNoArc) return;
+      p.arc[p.len++] = a;
+      s = arc_to_[a];
+    }
+  }
+
+  // Which leaves' routes to j cross each switch (leaf j's own CAs reach it directly).
+  void trace(size_t j) {
+    const Endpoint& dst = fv_.endpoints()[j];
+    for (SwIdx s : touched_) via_[s].clear();
+    touched_.clear();
+    SbPath p;
+    for (uint32_t li = 0; li < leaves_.size(); ++li) {
+      const Leaf& lf = leaves_[li];
+      if (lf.sw == dst.sw) continue;
+      walk(lf.sw, dst.lid, p);
+      SwIdx s = lf.sw;
+      for (size_t h = 0; h <= p.len; ++h) {
+        if (via_[s].empty()) touched_.push_back(s);
+        via_[s].push_back(li);
+        if (h < p.len) s = arc_to_[p.arc[h]];
+      }
+    }
+  }
+
+  // Tries every switch on the routes to ring index j once, lowest index first; returns the
+  // moves made. A move changes which switches carry j's flows: the trace is redone.
+  uint64_t sweep(size_t j, const std::vector<CandidateLists>& cands) {
+    const SwIdx dsw = fv_.endpoints()[j].sw;
+    trace(j);
+    order_ = touched_;
+    std::sort(order_.begin(), order_.end());
+    uint64_t moves = 0;
+    for (SwIdx s : order_) {
+      if (s == dsw || via_[s].empty()) continue;
+      if (try_switch(s, j, cands[s].of(dsw))) {
+        ++moves;
+        trace(j);
+      }
+    }
+    for (SwIdx s : touched_) via_[s].clear();
+    touched_.clear();
+    return moves;
+  }
+
+  // The shifts of the flows to j through s: one per source.
+  template <class Fn>
+  void for_each_shift(SwIdx s, size_t j, Fn&& fn) const {
+    for (uint32_t li : via_[s])
+      for (uint32_t i = leaves_[li].begin; i < leaves_[li].end; ++i)
+        fn((j + n_ - i) % n_ - 1);  // row of shift (j - i) mod n
+  }
+
+  bool try_switch(SwIdx s, size_t j, std::span<const uint8_t> cand) {
+    if (cand.size() < 2) return false;
+    const mad::Lid lid = fv_.endpoints()[j].lid;
+    uint8_t& entry = tables_.lft(fv_.node_of(s))[lid.value()];
+    SbPath old_path;
+    walk(s, lid, old_path);
+    // A move lowers the objective only if some shift has this flow on one of its busiest links.
+    bool hot = false;
+    for_each_shift(s, j, [&](size_t k) {
+      for (size_t h = 0; h < old_path.len && !hot; ++h)
+        hot = counts_.at(k, old_path.arc[h]) == counts_.max(k);
+    });
+    if (!hot) return false;
+    uint64_t weight = 0;
+    for (uint32_t li : via_[s]) weight += leaves_[li].end - leaves_[li].begin;
+
+    using Key = std::tuple<int64_t, int64_t, int64_t>;
+    Key best{0, 0, 0};
+    uint8_t best_port = kNoRoute;
+    SbPath best_off, best_on;
+    for (uint8_t q : cand) {
+      if (q == entry) continue;
+      const uint32_t first = arc_of_slot_[fv_.port_slot(s, q)];
+      if (first == kNoArc) continue;
+      SbPath tail;
+      walk(arc_to_[first], lid, tail);
+      SbPath on, off;  // the arcs that gain / lose this flow
+      on.arc[on.len++] = first;
+      for (size_t h = 0; h < tail.len && on.len < kMaxPath; ++h) on.arc[on.len++] = tail.arc[h];
+      off = old_path;
+      drop_common(off, on);
+      bool ok = true;
+      int64_t d_sq = 0;
+      for (size_t h = 0; h < on.len; ++h) {
+        const uint64_t a = a2a_[on.arc[h]];
+        ok = ok && a + weight <= cap_;
+        d_sq += static_cast<int64_t>((a + weight) * (a + weight) - a * a);
+      }
+      if (!ok) continue;
+      for (size_t h = 0; h < off.len; ++h) {
+        const uint64_t a = a2a_[off.arc[h]];
+        d_sq -= static_cast<int64_t>(a * a - (a - weight) * (a - weight));
+      }
+      int64_t d_max = 0, d_at = 0;
+      for_each_shift(s, j, [&](size_t k) {
+        const auto [m2, c2] = after_move(k, off, on, ok);
+        d_max += static_cast<int64_t>(m2) - counts_.max(k);
+        d_at += static_cast<int64_t>(c2) - counts_.links_at(k, counts_.max(k));
+      });
+      if (!ok) continue;
+      const Key key{d_max, d_at, d_sq};
+      if (key < best) {
+        best = key;
+        best_port = q;
+        best_off = off;
+        best_on = on;
+      }
+    }
+    if (best_port == kNoRoute) return false;
+    for_each_shift(s, j, [&](size_t k) {
+      for (size_t h = 0; h < best_off.len; ++h) counts_.add(k, best_off.arc[h], -1);
+      for (size_t h = 0; h < best_on.len; ++h) counts_.add(k, best_on.arc[h], +1);
+    });
+    for (size_t h = 0; h < best_off.len; ++h) a2a_[best_off.arc[h]] -= weight;
+    for (size_t h = 0; h < best_on.len; ++h) a2a_[best_on.arc[h]] += weight;
+    entry = best_port;
+    return true;
+  }
+
+  // Arcs on both paths (the common end of the route) change nothing.
+  static void drop_common(SbPath& off, SbPath& on) {
+    const auto strip = [](SbPath& p, const SbPath& other) {
+      size_t out = 0;
+      for (size_t h = 0; h < p.len; ++h)
+        if (std::find(other.arc.begin(), other.arc.begin() + static_cast<std::ptrdiff_t>(other.len),
+                      p.arc[h]) == other.arc.begin() + static_cast<std::ptrdiff_t>(other.len))
+          p.arc[out++] = p.arc[h];
+      return out;
+    };
+    const size_t off_len = strip(off, on);
+    const size_t on_len = strip(on, off);
+    off.len = off_len;
+    on.len = on_len;
+  }
+
+  // Shift k's busiest count and how many links have it, once its flow leaves `off` for `on`.
+  // Sets `ok` false when a count would pass the histograms' range.
+  std::pair<int, int64_t> after_move(size_t k, const SbPath& off, const SbPath& on, bool& ok) const {
+    const int m = counts_.max(k);
+    int on_at_m = 0, on_at_m1 = 0, on_at_m2 = 0, off_at_m = 0, off_at_m1 = 0;
+    for (size_t h = 0; h < on.len; ++h) {
+      const int c = counts_.at(k, on.arc[h]);
+      on_at_m += c == m;
+      on_at_m1 += c == m - 1;
+      on_at_m2 += c == m - 2;
+    }
+    for (size_t h = 0; h < off.len; ++h) {
+      const int c = counts_.at(k, off.arc[h]);
+      off_at_m += c == m;
+      off_at_m1 += c == m - 1;
+    }
+    if (on_at_m > 0) {
+      if (m + 1 > counts_.top()) ok = false;
+      return {m + 1, on_at_m};
+    }
+    const int64_t at_m = int64_t{counts_.links_at(k, m)} - off_at_m + on_at_m1;
+    if (at_m > 0 || m == 0) return {m, m == 0 ? 0 : at_m};
+    const int64_t at_m1 = int64_t{counts_.links_at(k, m - 1)} + off_at_m - off_at_m1 + on_at_m2;
+    return {m - 1, m - 1 == 0 ? 0 : at_m1};
+  }
+
+  const FabricView& fv_;
+  RoutingTables& tables_;
+  ShiftCounts counts_;
+  size_t n_ = 0;
+  std::vector<uint32_t> arc_of_slot_;
+  std::vector<SwIdx> arc_to_;
+  std::vector<Leaf> leaves_;
+  std::vector<uint64_t> a2a_;
+  uint64_t cap_ = 0;
+  std::vector<std::vector<uint32_t>> via_;
+  std::vector<SwIdx> touched_, order_;
+};
+
+}  // namespace
+
+ShiftBalanceStats balance_shifts(const FabricView& fv, const CandidateFn& candidates,
+                                 unsigned threads, RoutingTables& tables) {
+  ShiftBalanceStats st;
+  const size_t n = fv.endpoints().size();
+  if (n < 3 || fv.arc_count() == 0) return st;  // nothing to balance (or no switch links)
+  for (const Endpoint& e : fv.endpoints())
+    if (e.lmc > 0) return st;  // the LIDs of one port are spread on purpose: leave them
+  const size_t bytes = (n - 1) * fv.arc_count() * sizeof(uint16_t);
+  if (bytes > kShiftBalanceMaxBytes) return st;
+  ShiftBalancer b(fv, tables, n - 1);
+  b.count(threads);
+  std::vector<CandidateLists> cands(fv.switch_count());
+  parallel_for(fv.switch_count(), threads, [&](size_t s, unsigned) {
+    candidates(static_cast<SwIdx>(s), cands[s]);
+  }, 4);
+  st.ran = true;
+  st.before = b.objective();
+  for (int pass = 0; pass < kMaxPasses; ++pass) {
+    const uint64_t m = b.pass(cands);
+    st.moves += m;
+    if (m == 0) break;
+  }
+  st.after = b.objective();
+  return st;
+}
+
+}  // namespace routing
