@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <tuple>
 
 #include "routing/parallel.h"
@@ -11,8 +12,9 @@ namespace routing {
 namespace {
 
 constexpr uint32_t kNoArc = UINT32_MAX;
-constexpr size_t kMaxPath = 64;     // a walk longer than this is a loop (none in legal tables)
+constexpr size_t kMaxPath = 32;  // arcs; longer is a loop (none in legal tables of a tree)
 constexpr int kMaxPasses = 4;       // over all destinations; most moves come in the first
+constexpr int kMaxPeakPasses = 16;
 
 // The flow counts of every shift, and per shift a histogram of them (for its maximum).
 class ShiftCounts {
@@ -20,21 +22,21 @@ class ShiftCounts {
   // Link-major: the shifts of one link's flows to one destination from one leaf are adjacent.
   ShiftCounts(size_t shifts, size_t links) : shifts_(shifts), cnt_(shifts * links, 0) {}
 
-  uint16_t& cell(size_t k, uint32_t l) { return cnt_[l * shifts_ + k]; }
-  uint16_t at(size_t k, uint32_t l) const { return cnt_[l * shifts_ + k]; }
+  uint8_t& cell(size_t k, uint32_t l) { return cnt_[l * shifts_ + k]; }
+  uint8_t at(size_t k, uint32_t l) const { return cnt_[l * shifts_ + k]; }
 
   // After the counting: histograms sized for counts up to the largest seen (moves that would
   // pass it are refused).
   void index(size_t shifts) {
     top_ = 0;
-    for (uint16_t c : cnt_) top_ = std::max(top_, c);
+    for (uint8_t c : cnt_) top_ = std::max<uint16_t>(top_, c);
     levels_ = static_cast<size_t>(top_) + 1;
     hist_.assign(shifts * levels_, 0);
     max_.assign(shifts, 0);
     for (size_t i = 0; i < cnt_.size(); ++i) {
       const size_t k = i % shifts_;
       ++hist_[k * levels_ + cnt_[i]];
-      max_[k] = std::max(max_[k], cnt_[i]);
+      max_[k] = std::max<uint16_t>(max_[k], cnt_[i]);
     }
   }
   uint16_t top() const { return top_; }
@@ -43,9 +45,9 @@ class ShiftCounts {
     return v < 0 || static_cast<size_t>(v) >= levels_ ? 0 : hist_[k * levels_ + static_cast<size_t>(v)];
   }
   void add(size_t k, uint32_t l, int delta) {
-    uint16_t& c = cnt_[l * shifts_ + k];
+    uint8_t& c = cnt_[l * shifts_ + k];
     --hist_[k * levels_ + c];
-    c = static_cast<uint16_t>(c + delta);
+    c = static_cast<uint8_t>(c + delta);
     ++hist_[k * levels_ + c];
     if (c > max_[k]) max_[k] = c;
     while (max_[k] > 0 && hist_[k * levels_ + max_[k]] == 0) --max_[k];
@@ -53,7 +55,7 @@ class ShiftCounts {
 
  private:
   size_t shifts_;
-  std::vector<uint16_t> cnt_;
+  std::vector<uint8_t> cnt_;  // 8 bits: half the cache misses of 16
   uint16_t top_ = 0;
   size_t levels_ = 1;
   std::vector<uint32_t> hist_;
@@ -61,7 +63,7 @@ class ShiftCounts {
 };
 
 struct SbPath {
-  std::array<uint32_t, kMaxPath> arc{};
+  std::array<uint32_t, kMaxPath> arc;  // the first len are set
   size_t len = 0;
 };
 
@@ -89,10 +91,12 @@ class ShiftBalancer {
     }
   }
 
-  // The flows of every shift per link (parallel: shift k writes its own row only).
-  void count(unsigned threads) {
+  // The flows of every shift per link (parallel: shift k writes its own cells only); false
+  // when some link carries more than 8 bits count of one shift's flows (no balancing then).
+  bool count(unsigned threads) {
     const auto eps = fv_.endpoints();
     std::vector<std::vector<uint16_t>> rows(worker_count(n_ - 1, threads));
+    std::atomic<bool> overflow{false};
     parallel_for(n_ - 1, threads, [&](size_t k0, unsigned w) {
       const size_t k = k0 + 1;
       SbPath p;
@@ -104,15 +108,21 @@ class ShiftBalancer {
         walk(eps[i].sw, lid, p);
         for (size_t h = 0; h < p.len; ++h) ++row[p.arc[h]];
       }
-      for (uint32_t l = 0; l < row.size(); ++l) counts_.cell(k0, l) = row[l];
+      for (uint32_t l = 0; l < row.size(); ++l) {
+        if (row[l] > UINT8_MAX) overflow = true;  // (benign race: only ever set)
+        counts_.cell(k0, l) = static_cast<uint8_t>(row[l]);
+      }
     }, 32);  // 32 adjacent shifts a worker: one cache line of each link's cells
+    if (overflow) return false;
     counts_.index(n_ - 1);
     a2a_.assign(fv_.arc_count(), 0);
     for (uint32_t l = 0; l < fv_.arc_count(); ++l)
       for (size_t k = 0; k + 1 < n_; ++k) a2a_[l] += counts_.at(k, l);
     cap_ = a2a_.empty() ? 0 : *std::max_element(a2a_.begin(), a2a_.end());
+    return true;
   }
 
+  uint64_t peak() const { return a2a_.empty() ? 0 : *std::max_element(a2a_.begin(), a2a_.end()); }
   uint64_t objective() const {
     uint64_t sum = 0;
     for (size_t k = 0; k + 1 < n_; ++k) sum += counts_.max(k);
@@ -120,7 +130,13 @@ class ShiftBalancer {
   }
 
   // One pass over the destinations in leaf order; returns the moves made.
-  uint64_t pass(const std::vector<CandidateLists>& cands) {
+  // Shift mode: moves that lower the shift objective, all-to-all loads up to cap_. Peak mode:
+  // moves off the links at the all-to-all peak (which becomes cap_) to links below it, the sum
+  // of the shifts' maxima not rising.
+  enum class Mode : uint8_t { shifts, peak };
+  uint64_t pass(const std::vector<CandidateLists>& cands, Mode mode) {
+    mode_ = mode;
+    if (mode == Mode::peak) cap_ = peak();
     uint64_t moves = 0;
     const auto eps = fv_.endpoints();
     via_.assign(fv_.switch_count(), {});
@@ -142,13 +158,22 @@ class ShiftBalancer {
   void walk(SwIdx s, mad::Lid lid, SbPath& p) const {
     p.len = 0;
     while (p.len < kMaxPath) {
-      const uint8_t port = tables_.lft(fv_.node_of(s))[lid.value()];
-      if (port == kNoRoute || port > fv_.port_count(s)) return;
-      const uint32_t a = arc_of_slot_[fv_.port_slot(s, port)];
+      const uint32_t a = arc_at(s, lid);
       if (a == kNoArc) return;
       p.arc[p.len++] = a;
       s = arc_to_[a];
     }
+  }
+  uint32_t arc_at(SwIdx s, mad::Lid lid) const {
+    const uint8_t port = tables_.lft(fv_.node_of(s))[lid.value()];
+    if (port == kNoRoute || port > fv_.port_count(s)) return kNoArc;
+    return arc_of_slot_[fv_.port_slot(s, port)];
+  }
+  // The same toward the destination of the current sweep (next_).
+  void walk_next(SwIdx s, SbPath& p) const {
+    p.len = 0;
+    for (uint32_t a = next_[s]; a != kNoArc && p.len < kMaxPath; a = next_[arc_to_[a]])
+      p.arc[p.len++] = a;
   }
 
   // Which leaves' routes to j cross each switch (leaf j's own CAs reach it directly).
@@ -160,7 +185,7 @@ class ShiftBalancer {
     for (uint32_t li = 0; li < leaves_.size(); ++li) {
       const Leaf& lf = leaves_[li];
       if (lf.sw == dst.sw) continue;
-      walk(lf.sw, dst.lid, p);
+      walk_next(lf.sw, p);
       SwIdx s = lf.sw;
       for (size_t h = 0; h <= p.len; ++h) {
         if (via_[s].empty()) touched_.push_back(s);
@@ -174,6 +199,9 @@ class ShiftBalancer {
   // moves made. A move changes which switches carry j's flows: the trace is redone.
   uint64_t sweep(size_t j, const std::vector<CandidateLists>& cands) {
     const SwIdx dsw = fv_.endpoints()[j].sw;
+    const mad::Lid lid = fv_.endpoints()[j].lid;
+    next_.resize(fv_.switch_count());
+    for (SwIdx s = 0; s < fv_.switch_count(); ++s) next_[s] = arc_at(s, lid);
     trace(j);
     order_ = touched_;
     std::sort(order_.begin(), order_.end());
@@ -203,110 +231,128 @@ class ShiftBalancer {
     const mad::Lid lid = fv_.endpoints()[j].lid;
     uint8_t& entry = tables_.lft(fv_.node_of(s))[lid.value()];
     SbPath old_path;
-    walk(s, lid, old_path);
+    walk_next(s, old_path);
     // A move lowers the objective only if some shift has this flow on one of its busiest links.
     bool hot = false;
-    for_each_shift(s, j, [&](size_t k) {
-      for (size_t h = 0; h < old_path.len && !hot; ++h)
-        hot = counts_.at(k, old_path.arc[h]) == counts_.max(k);
-    });
+    if (mode_ == Mode::peak)
+      for (size_t h = 0; h < old_path.len && !hot; ++h) hot = a2a_[old_path.arc[h]] == cap_;
+    for (size_t v = 0; v < via_[s].size() && !hot && mode_ == Mode::shifts; ++v) {
+      const Leaf& lf = leaves_[via_[s][v]];
+      for (uint32_t i = lf.begin; i < lf.end && !hot; ++i) {
+        const size_t k = (j + n_ - i) % n_ - 1;
+        for (size_t h = 0; h < old_path.len && !hot; ++h)
+          hot = counts_.at(k, old_path.arc[h]) == counts_.max(k);
+      }
+    }
     if (!hot) return false;
     uint64_t weight = 0;
     for (uint32_t li : via_[s]) weight += leaves_[li].end - leaves_[li].begin;
 
+    // Per shift of the flows through s: its state and the counts on the old path, read once.
+    const size_t olen = std::min<size_t>(old_path.len, 63);
+    shift_.clear();
+    old_val_.clear();
+    for_each_shift(s, j, [&](size_t k) {
+      const int m = counts_.max(k);
+      shift_.push_back({k, m, counts_.links_at(k, m), counts_.links_at(k, m - 1)});
+      for (size_t h = 0; h < olen; ++h) old_val_.push_back(counts_.at(k, old_path.arc[h]));
+    });
     using Key = std::tuple<int64_t, int64_t, int64_t>;
     Key best{0, 0, 0};
     uint8_t best_port = kNoRoute;
-    SbPath best_off, best_on;
+    SbPath best_on;
+    uint64_t best_keep = 0;
     for (uint8_t q : cand) {
       if (q == entry) continue;
       const uint32_t first = arc_of_slot_[fv_.port_slot(s, q)];
       if (first == kNoArc) continue;
       SbPath tail;
-      walk(arc_to_[first], lid, tail);
-      SbPath on, off;  // the arcs that gain / lose this flow
+      walk_next(arc_to_[first], tail);
+      // The arcs that gain this flow, and the old ones it leaves (those on both paths, the
+      // common end of the route, change nothing).
+      SbPath on;
+      uint64_t keep_old = 0;  // bit h: old_path.arc[h] is left
       on.arc[on.len++] = first;
       for (size_t h = 0; h < tail.len && on.len < kMaxPath; ++h) on.arc[on.len++] = tail.arc[h];
-      off = old_path;
-      drop_common(off, on);
+      {
+        size_t out = 0;
+        for (size_t h = 0; h < on.len; ++h) {
+          const auto it = std::find(old_path.arc.begin(), old_path.arc.begin() + olen, on.arc[h]);
+          if (it == old_path.arc.begin() + olen) on.arc[out++] = on.arc[h];
+          else keep_old |= uint64_t{1} << (it - old_path.arc.begin());
+        }
+        on.len = out;
+        keep_old = ~keep_old & ((olen == 64 ? 0 : uint64_t{1} << olen) - 1);
+      }
       bool ok = true;
       int64_t d_sq = 0;
       for (size_t h = 0; h < on.len; ++h) {
         const uint64_t a = a2a_[on.arc[h]];
-        ok = ok && a + weight <= cap_;
+        ok = ok && (mode_ == Mode::shifts ? a + weight <= cap_ : a + weight < cap_);
         d_sq += static_cast<int64_t>((a + weight) * (a + weight) - a * a);
       }
       if (!ok) continue;
-      for (size_t h = 0; h < off.len; ++h) {
-        const uint64_t a = a2a_[off.arc[h]];
+      for (size_t h = 0; h < olen; ++h) {
+        if (!(keep_old >> h & 1)) continue;
+        const uint64_t a = a2a_[old_path.arc[h]];
         d_sq -= static_cast<int64_t>(a * a - (a - weight) * (a - weight));
       }
       int64_t d_max = 0, d_at = 0;
-      for_each_shift(s, j, [&](size_t k) {
-        const auto [m2, c2] = after_move(k, off, on, ok);
-        d_max += static_cast<int64_t>(m2) - counts_.max(k);
-        d_at += static_cast<int64_t>(c2) - counts_.links_at(k, counts_.max(k));
-      });
+      for (size_t x = 0; x < shift_.size() && ok; ++x) {
+        const ShiftState& st = shift_[x];
+        const int m = st.m;
+        int on_at_m = 0, on_at_m1 = 0, on_at_m2 = 0, off_at_m = 0, off_at_m1 = 0;
+        for (size_t h = 0; h < on.len; ++h) {
+          const int c = counts_.at(st.k, on.arc[h]);
+          on_at_m += c == m;
+          on_at_m1 += c == m - 1;
+          on_at_m2 += c == m - 2;
+        }
+        const uint8_t* ov = old_val_.data() + x * olen;
+        for (size_t h = 0; h < olen; ++h) {
+          if (!(keep_old >> h & 1)) continue;
+          off_at_m += ov[h] == m;
+          off_at_m1 += ov[h] == m - 1;
+        }
+        // Shift k's busiest count and how many links have it after the move.
+        int m2 = m;
+        int64_t c2 = 0;
+        if (on_at_m > 0) {
+          ok = m + 1 <= counts_.top();
+          m2 = m + 1;
+          c2 = on_at_m;
+        } else if (const int64_t at_m = int64_t{st.at_m} - off_at_m + on_at_m1; at_m > 0 || m == 0) {
+          c2 = m == 0 ? 0 : at_m;
+        } else {
+          m2 = m - 1;
+          c2 = m2 == 0 ? 0 : int64_t{st.at_m1} + off_at_m - off_at_m1 + on_at_m2;
+        }
+        d_max += m2 - m;
+        d_at += c2 - int64_t{st.at_m};
+      }
       if (!ok) continue;
       const Key key{d_max, d_at, d_sq};
-      if (key < best) {
+      const bool better = mode_ == Mode::shifts ? key < best
+                                                : d_max <= 0 && (best_port == kNoRoute || key < best);
+      if (better) {
         best = key;
         best_port = q;
-        best_off = off;
+        best_keep = keep_old;
         best_on = on;
       }
     }
     if (best_port == kNoRoute) return false;
     for_each_shift(s, j, [&](size_t k) {
-      for (size_t h = 0; h < best_off.len; ++h) counts_.add(k, best_off.arc[h], -1);
+      for (size_t h = 0; h < olen; ++h)
+        if (best_keep >> h & 1) counts_.add(k, old_path.arc[h], -1);
       for (size_t h = 0; h < best_on.len; ++h) counts_.add(k, best_on.arc[h], +1);
     });
-    for (size_t h = 0; h < best_off.len; ++h) a2a_[best_off.arc[h]] -= weight;
+    for (size_t h = 0; h < olen; ++h)
+      if (best_keep >> h & 1) a2a_[old_path.arc[h]] -= weight;
     for (size_t h = 0; h < best_on.len; ++h) a2a_[best_on.arc[h]] += weight;
     entry = best_port;
+    next_[s] = arc_of_slot_[fv_.port_slot(s, best_port)];
     return true;
-  }
-
-  // Arcs on both paths (the common end of the route) change nothing.
-  static void drop_common(SbPath& off, SbPath& on) {
-    const auto strip = [](SbPath& p, const SbPath& other) {
-      size_t out = 0;
-      for (size_t h = 0; h < p.len; ++h)
-        if (std::find(other.arc.begin(), other.arc.begin() + static_cast<std::ptrdiff_t>(other.len),
-                      p.arc[h]) == other.arc.begin() + static_cast<std::ptrdiff_t>(other.len))
-          p.arc[out++] = p.arc[h];
-      return out;
-    };
-    const size_t off_len = strip(off, on);
-    const size_t on_len = strip(on, off);
-    off.len = off_len;
-    on.len = on_len;
-  }
-
-  // Shift k's busiest count and how many links have it, once its flow leaves `off` for `on`.
-  // Sets `ok` false when a count would pass the histograms' range.
-  std::pair<int, int64_t> after_move(size_t k, const SbPath& off, const SbPath& on, bool& ok) const {
-    const int m = counts_.max(k);
-    int on_at_m = 0, on_at_m1 = 0, on_at_m2 = 0, off_at_m = 0, off_at_m1 = 0;
-    for (size_t h = 0; h < on.len; ++h) {
-      const int c = counts_.at(k, on.arc[h]);
-      on_at_m += c == m;
-      on_at_m1 += c == m - 1;
-      on_at_m2 += c == m - 2;
-    }
-    for (size_t h = 0; h < off.len; ++h) {
-      const int c = counts_.at(k, off.arc[h]);
-      off_at_m += c == m;
-      off_at_m1 += c == m - 1;
-    }
-    if (on_at_m > 0) {
-      if (m + 1 > counts_.top()) ok = false;
-      return {m + 1, on_at_m};
-    }
-    const int64_t at_m = int64_t{counts_.links_at(k, m)} - off_at_m + on_at_m1;
-    if (at_m > 0 || m == 0) return {m, m == 0 ? 0 : at_m};
-    const int64_t at_m1 = int64_t{counts_.links_at(k, m - 1)} + off_at_m - off_at_m1 + on_at_m2;
-    return {m - 1, m - 1 == 0 ? 0 : at_m1};
   }
 
   const FabricView& fv_;
@@ -318,8 +364,17 @@ class ShiftBalancer {
   std::vector<Leaf> leaves_;
   std::vector<uint64_t> a2a_;
   uint64_t cap_ = 0;
+  Mode mode_ = Mode::shifts;
   std::vector<std::vector<uint32_t>> via_;
   std::vector<SwIdx> touched_, order_;
+  std::vector<uint32_t> next_;  // per switch: its arc toward the sweep's destination
+  struct ShiftState {
+    size_t k;
+    int m;            // its busiest link's count
+    uint32_t at_m, at_m1;  // links at m, at m - 1
+  };
+  std::vector<ShiftState> shift_;
+  std::vector<uint8_t> old_val_;  // per entry of shift_: the counts on the old path
 };
 
 }  // namespace
@@ -331,21 +386,27 @@ ShiftBalanceStats balance_shifts(const FabricView& fv, const CandidateFn& candid
   if (n < 3 || fv.arc_count() == 0) return st;  // nothing to balance (or no switch links)
   for (const Endpoint& e : fv.endpoints())
     if (e.lmc > 0) return st;  // the LIDs of one port are spread on purpose: leave them
-  const size_t bytes = (n - 1) * fv.arc_count() * sizeof(uint16_t);
+  const size_t bytes = (n - 1) * fv.arc_count() * sizeof(uint8_t);
   if (bytes > kShiftBalanceMaxBytes) return st;
   ShiftBalancer b(fv, tables, n - 1);
-  b.count(threads);
+  if (!b.count(threads)) return st;
   std::vector<CandidateLists> cands(fv.switch_count());
   parallel_for(fv.switch_count(), threads, [&](size_t s, unsigned) {
     candidates(static_cast<SwIdx>(s), cands[s]);
   }, 4);
   st.ran = true;
   st.before = b.objective();
-  for (int pass = 0; pass < kMaxPasses; ++pass) {
-    const uint64_t m = b.pass(cands);
-    st.moves += m;
-    if (m == 0) break;
-  }
+  using Mode = ShiftBalancer::Mode;
+  const auto passes = [&](Mode mode, int most) {
+    for (int pass = 0; pass < most; ++pass) {
+      const uint64_t m = b.pass(cands, mode);
+      st.moves += m;
+      if (m == 0) break;
+    }
+  };
+  passes(Mode::shifts, kMaxPasses);
+  passes(Mode::peak, kMaxPeakPasses);  // lowers the fill's all-to-all peak where it can
+  passes(Mode::shifts, 1);             // under the new peak
   st.after = b.objective();
   return st;
 }
