@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <tuple>
 
 #include "routing/parallel.h"
@@ -15,6 +14,9 @@ constexpr uint32_t kNoArc = UINT32_MAX;
 constexpr size_t kMaxPath = 32;  // arcs; longer is a loop (none in legal tables of a tree)
 constexpr int kMaxPasses = 4;       // over all destinations; most moves come in the first
 constexpr int kMaxPeakPasses = 16;
+// Shift evaluations (one candidate, one shift) before the pass stops where it is: bounds the
+// time on large fabrics (ft3-r16-degraded5 takes about 33 million), deterministically.
+constexpr uint64_t kWorkBudget = 100'000'000;
 
 // The flow counts of every shift, and per shift a histogram of them (for its maximum).
 class ShiftCounts {
@@ -33,11 +35,11 @@ class ShiftCounts {
     levels_ = static_cast<size_t>(top_) + 1;
     hist_.assign(shifts * levels_, 0);
     max_.assign(shifts, 0);
-    for (size_t i = 0; i < cnt_.size(); ++i) {
-      const size_t k = i % shifts_;
-      ++hist_[k * levels_ + cnt_[i]];
-      max_[k] = std::max<uint16_t>(max_[k], cnt_[i]);
-    }
+    for (size_t i = 0; i < cnt_.size(); i += shifts_)
+      for (size_t k = 0; k < shifts_; ++k) {
+        ++hist_[k * levels_ + cnt_[i + k]];
+        max_[k] = std::max<uint16_t>(max_[k], cnt_[i + k]);
+      }
   }
   uint16_t top() const { return top_; }
   uint16_t max(size_t k) const { return max_[k]; }
@@ -91,29 +93,29 @@ class ShiftBalancer {
     }
   }
 
-  // The flows of every shift per link (parallel: shift k writes its own cells only); false
-  // when some link carries more than 8 bits count of one shift's flows (no balancing then).
-  bool count(unsigned threads) {
+  // The flows of every shift per link, destination by destination: a leaf's CAs are adjacent
+  // in the ring, so the shifts of their flows to one destination are adjacent cells of each
+  // link (link-major), and each leaf's route is walked once. False when some link carries more
+  // than an 8-bit count of one shift's flows (no balancing then).
+  bool count() {
     const auto eps = fv_.endpoints();
-    std::vector<std::vector<uint16_t>> rows(worker_count(n_ - 1, threads));
-    std::atomic<bool> overflow{false};
-    parallel_for(n_ - 1, threads, [&](size_t k0, unsigned w) {
-      const size_t k = k0 + 1;
-      SbPath p;
-      std::vector<uint16_t>& row = rows[w];
-      row.assign(fv_.arc_count(), 0);
-      for (size_t i = 0; i < n_; ++i) {
-        const mad::Lid lid = eps[(i + k) % n_].lid;
-        if (lid.value() == 0) continue;
-        walk(eps[i].sw, lid, p);
-        for (size_t h = 0; h < p.len; ++h) ++row[p.arc[h]];
+    next_.resize(fv_.switch_count());
+    SbPath p;
+    for (size_t j = 0; j < n_; ++j) {
+      const mad::Lid lid = eps[j].lid;
+      if (lid.value() == 0) continue;
+      for (SwIdx s = 0; s < fv_.switch_count(); ++s) next_[s] = arc_at(s, lid);
+      for (const Leaf& lf : leaves_) {
+        if (lf.sw == eps[j].sw) continue;
+        walk_next(lf.sw, p);
+        for (size_t h = 0; h < p.len; ++h)
+          for (uint32_t i = lf.begin; i < lf.end; ++i) {
+            uint8_t& c = counts_.cell((j + n_ - i) % n_ - 1, p.arc[h]);
+            if (c == UINT8_MAX) return false;
+            ++c;
+          }
       }
-      for (uint32_t l = 0; l < row.size(); ++l) {
-        if (row[l] > UINT8_MAX) overflow = true;  // (benign race: only ever set)
-        counts_.cell(k0, l) = static_cast<uint8_t>(row[l]);
-      }
-    }, 32);  // 32 adjacent shifts a worker: one cache line of each link's cells
-    if (overflow) return false;
+    }
     counts_.index(n_ - 1);
     a2a_.assign(fv_.arc_count(), 0);
     for (uint32_t l = 0; l < fv_.arc_count(); ++l)
@@ -122,6 +124,7 @@ class ShiftBalancer {
     return true;
   }
 
+  uint64_t work() const { return work_; }
   uint64_t peak() const { return a2a_.empty() ? 0 : *std::max_element(a2a_.begin(), a2a_.end()); }
   uint64_t objective() const {
     uint64_t sum = 0;
@@ -140,7 +143,7 @@ class ShiftBalancer {
     uint64_t moves = 0;
     const auto eps = fv_.endpoints();
     via_.assign(fv_.switch_count(), {});
-    for (size_t j = 0; j < n_; ++j) {
+    for (size_t j = 0; j < n_ && work_ < kWorkBudget; ++j) {
       if (eps[j].lid.value() == 0) continue;
       moves += sweep(j, cands);
     }
@@ -201,7 +204,12 @@ class ShiftBalancer {
     const SwIdx dsw = fv_.endpoints()[j].sw;
     const mad::Lid lid = fv_.endpoints()[j].lid;
     next_.resize(fv_.switch_count());
-    for (SwIdx s = 0; s < fv_.switch_count(); ++s) next_[s] = arc_at(s, lid);
+    bool peak_here = false;  // peak mode: only where j's routes cross a peak link
+    for (SwIdx s = 0; s < fv_.switch_count(); ++s) {
+      next_[s] = arc_at(s, lid);
+      peak_here = peak_here || (next_[s] != kNoArc && a2a_[next_[s]] == cap_);
+    }
+    if (mode_ == Mode::peak && !peak_here) return 0;
     trace(j);
     order_ = touched_;
     std::sort(order_.begin(), order_.end());
@@ -232,7 +240,8 @@ class ShiftBalancer {
     uint8_t& entry = tables_.lft(fv_.node_of(s))[lid.value()];
     SbPath old_path;
     walk_next(s, old_path);
-    // A move lowers the objective only if some shift has this flow on one of its busiest links.
+    // A move lowers the objective only if some shift has this flow on one of its busiest
+    // links, and that link carries more than this flow (a shift at 1 is at its best).
     bool hot = false;
     if (mode_ == Mode::peak)
       for (size_t h = 0; h < old_path.len && !hot; ++h) hot = a2a_[old_path.arc[h]] == cap_;
@@ -241,7 +250,7 @@ class ShiftBalancer {
       for (uint32_t i = lf.begin; i < lf.end && !hot; ++i) {
         const size_t k = (j + n_ - i) % n_ - 1;
         for (size_t h = 0; h < old_path.len && !hot; ++h)
-          hot = counts_.at(k, old_path.arc[h]) == counts_.max(k);
+          hot = counts_.max(k) >= 2 && counts_.at(k, old_path.arc[h]) == counts_.max(k);
       }
     }
     if (!hot) return false;
@@ -298,6 +307,7 @@ class ShiftBalancer {
         d_sq -= static_cast<int64_t>(a * a - (a - weight) * (a - weight));
       }
       int64_t d_max = 0, d_at = 0;
+      work_ += shift_.size();
       for (size_t x = 0; x < shift_.size() && ok; ++x) {
         const ShiftState& st = shift_[x];
         const int m = st.m;
@@ -365,6 +375,7 @@ class ShiftBalancer {
   std::vector<uint64_t> a2a_;
   uint64_t cap_ = 0;
   Mode mode_ = Mode::shifts;
+  uint64_t work_ = 0;  // shift evaluations so far (kWorkBudget)
   std::vector<std::vector<uint32_t>> via_;
   std::vector<SwIdx> touched_, order_;
   std::vector<uint32_t> next_;  // per switch: its arc toward the sweep's destination
@@ -389,7 +400,7 @@ ShiftBalanceStats balance_shifts(const FabricView& fv, const CandidateFn& candid
   const size_t bytes = (n - 1) * fv.arc_count() * sizeof(uint8_t);
   if (bytes > kShiftBalanceMaxBytes) return st;
   ShiftBalancer b(fv, tables, n - 1);
-  if (!b.count(threads)) return st;
+  if (!b.count()) return st;
   std::vector<CandidateLists> cands(fv.switch_count());
   parallel_for(fv.switch_count(), threads, [&](size_t s, unsigned) {
     candidates(static_cast<SwIdx>(s), cands[s]);
@@ -398,6 +409,8 @@ ShiftBalanceStats balance_shifts(const FabricView& fv, const CandidateFn& candid
   st.before = b.objective();
   using Mode = ShiftBalancer::Mode;
   const auto passes = [&](Mode mode, int most) {
+    // A shift whose busiest link has one flow is at its best (a complete tree's all are).
+    if (mode == Mode::shifts && st.before == n - 1 && b.objective() == n - 1) return;
     for (int pass = 0; pass < most; ++pass) {
       const uint64_t m = b.pass(cands, mode);
       st.moves += m;
@@ -405,7 +418,14 @@ ShiftBalanceStats balance_shifts(const FabricView& fv, const CandidateFn& candid
     }
   };
   passes(Mode::shifts, kMaxPasses);
-  passes(Mode::peak, kMaxPeakPasses);  // lowers the fill's all-to-all peak where it can
+  // Lowers the fill's all-to-all peak where it can, unless it is at a leaf's cut bound
+  // already (fabric/bounds.h: a leaf's n CAs send n (N - n) routes over its c up-links).
+  uint64_t leaf_bound = 0;
+  for (SwIdx s = 0; s < fv.switch_count(); ++s) {
+    const uint64_t cas = fv.endpoints_at(s).size(), c = fv.arcs(s).size();
+    if (cas > 0 && c > 0) leaf_bound = std::max(leaf_bound, (cas * (n - cas) + c - 1) / c);
+  }
+  if (b.peak() > leaf_bound) passes(Mode::peak, kMaxPeakPasses);
   passes(Mode::shifts, 1);             // under the new peak
   st.after = b.objective();
   return st;
