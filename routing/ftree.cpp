@@ -23,6 +23,7 @@
 #include "routing/fill.h"
 #include "routing/ftree_plan.h"
 #include "routing/parallel.h"
+#include "routing/shift_balance.h"
 #include "routing/updown.h"
 
 namespace routing {
@@ -180,9 +181,19 @@ mad::Result<RoutingTables> ftree_route(const FabricView& fv, const Levels& lv,
   preset_convergence(fv, lv, costs, order, plan, opts, tables);
   const SwitchFallback fallback = SwitchFallback::compute(fv, costs, opts.threads);
   costs.transpose(opts.threads);
-  fill_tables(fv,
-              [&](SwIdx s, CandidateLists& out) { updown_candidates(fv, orient, costs, s, out); },
+  const CandidateFn candidates = [&](SwIdx s, CandidateLists& out) {
+    updown_candidates(fv, orient, costs, s, out);
+  };
+  fill_tables(fv, candidates,
               FillOptions{opts.threads, opts.weights, true, opts.alternatives, &fallback}, tables);
+  // Hinted links are the hints' business: the pass would weigh them as any other.
+  if (opts.weights == nullptr || opts.weights->empty()) {
+    const ShiftBalanceStats st = balance_shifts(fv, candidates, opts.threads, tables);
+    if (st.moves > 0)
+      tables.diagnostics().notes.push_back(fmt::format(
+          "ftree: shift balance moved {} entries (sum over shifts of the busiest link {} -> {})",
+          st.moves, st.before, st.after));
+  }
   return tables;
 }
 

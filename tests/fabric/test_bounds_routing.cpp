@@ -121,17 +121,37 @@ TEST_CASE("cut bounds: ft3-r16-degraded5's weakest leaf") {
 
 TEST_SUITE("unit") {
 
-TEST_CASE("ftree on ft3-r16-degraded5: within 1.05x of the all-to-all bound, shifts under 1.9x") {
-  // Before ftree kept destinations at their d-mod-k parent positions (moving only the groups
-  // whose parent is gone), its load counts scrambled consecutive destinations: 1744 (1.07x)
-  // and shift congestion 4.195 (2.11x) here.
-  const fabric::Topology topo = rtest::to_topology(rtest::shared("ft3-r16-degraded5.net"));
+// ftree on a degraded tree: every pair routed, deadlock-free, within 1.05x of the all-to-all
+// cut bound and 1.25x of the shift bound.
+void ftree_near_bounds(const std::string& fabric, const fabric::Topology& topo,
+                       double a2a_factor = 1.05) {
+  CAPTURE(fabric);
   const fabric::CutBounds b = fabric::cut_bounds(topo);
   const fabric::MetricsReport m = measured(topo, rtest::route("ftree", topo));
+  MESSAGE(fabric, ": ftree ", m.max_link_load, " (bound ", b.max_link_load, "), shifts ",
+          m.shift_congestion, " (bound ", b.shift_congestion, ")");
   REQUIRE(m.unrouted == 0);
   CHECK(m.cdg_acyclic);
-  CHECK(static_cast<double>(m.max_link_load) <= 1.05 * static_cast<double>(b.max_link_load));
-  CHECK(m.shift_congestion <= 1.9 * b.shift_congestion);
+  CHECK(static_cast<double>(m.max_link_load) <= a2a_factor * static_cast<double>(b.max_link_load));
+  CHECK(m.shift_congestion <= 1.25 * b.shift_congestion);
+}
+
+TEST_CASE("ftree on ft3-r16-degraded5: within 1.05x of the all-to-all bound, shifts within 1.25x") {
+  // Before the shift balance pass (routing/shift_balance.h) ftree balanced each up-link's
+  // total traffic only: 1696 (1.04x) and shift congestion 3.707 (1.86x) here. Before it kept
+  // destinations at their d-mod-k parent positions: 1744 (1.07x) and 4.195 (2.11x).
+  ftree_near_bounds("ft3-r16-degraded5", rtest::to_topology(rtest::shared("ft3-r16-degraded5.net")));
+}
+
+TEST_CASE("ftree on generated 5%-degraded 3-level radix-16 trees: within 1.05x and 1.25x of the bounds") {
+  // Seed 3's all-to-all bound comes from a leaf with 6 up-links (1355); ftree reaches 1544
+  // there (1.14x; 1688, 1.25x, before the pass), so its all-to-all check is 1.15x.
+  for (uint64_t seed : {1, 2, 3, 4, 5}) {
+    sim::FabricSpec spec = generated(sim::make_fat_tree(3, 16));
+    REQUIRE(sim::drop_switch_links(spec, 0.05, seed).has_value());
+    ftree_near_bounds("ft3-r16, 5% of its cables gone, seed " + std::to_string(seed),
+                      rtest::to_topology(spec), seed == 3 ? 1.15 : 1.05);
+  }
 }
 
 }  // TEST_SUITE
