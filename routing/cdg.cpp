@@ -31,6 +31,7 @@
 #include "routing/cdg_order.h"
 #include "routing/engines.h"
 #include "routing/roots.h"
+#include "routing/updown.h"
 
 namespace routing {
 
@@ -69,8 +70,9 @@ std::vector<uint8_t> spanning_tree(const FabricView& fv, const ChannelOrder& cdg
 class Router {
  public:
   Router(const FabricView& fv, ChannelOrder& cdg, std::span<const uint8_t> tree,
-         std::span<const uint32_t> comp, uint64_t base)
-      : fv_(fv), cdg_(cdg), tree_(tree), comp_(comp), base_(base), n_(fv.switch_count()),
+         std::span<const uint32_t> comp, uint64_t base, const Orientation* orient,
+         const UpDownCosts* costs)
+      : fv_(fv), cdg_(cdg), tree_(tree), comp_(comp), orient_(orient), costs_(costs), base_(base), n_(fv.switch_count()),
         load_(fv.arc_count(), 0), chan_(n_, kNone), seen_(n_, 0), cas_(n_, 0), flow_(n_, 0) {
     for (SwIdx s = 0; s < n_; ++s) {
       cas_[s] = fv.endpoints_at(s).size();
@@ -87,9 +89,13 @@ class Router {
     }
     order_.clear();
     if (!dijkstra(t)) {
-      for (auto [c, d] : added_) cdg_.remove(c, d);
-      ++impasses_;
-      escape(t);
+      if (attach(t)) {
+        ++partial_;
+      } else {
+        for (auto [c, d] : added_) cdg_.remove(c, d);
+        ++impasses_;
+        escape(t);
+      }
     }
     if (!traffic) return;
     for (SwIdx s : order_) flow_[s] = cas_[s];
@@ -102,6 +108,7 @@ class Router {
   std::span<const uint32_t> chan() const { return chan_; }
   bool reached(SwIdx s) const { return seen_[s] == stamp_; }
   uint64_t impasses() const { return impasses_; }
+  uint64_t partial() const { return partial_; }
 
  private:
   uint64_t weight(uint32_t c) const {
@@ -141,6 +148,72 @@ class Router {
     return order_.size() == comp_size_[comp_[t]];
   }
 
+  // After an impasse: the switches the tree did not reach take their escape paths, which
+  // join the tree where they first meet it. Only that junction's dependency is new (the rest
+  // are escape dependencies, in the CDG from the start); false when one closes a cycle.
+  bool attach(SwIdx t) {
+    dj_chan_.resize(n_);
+    esc_chan_.resize(n_);
+    dj_mark_.resize(n_);
+    ++dj_stamp_;
+    dj_order_ = order_;
+    for (SwIdx s : dj_order_) {
+      dj_chan_[s] = chan_[s];
+      dj_mark_[s] = dj_stamp_;
+    }
+    escape(t);
+    esc_order_ = order_;
+    for (SwIdx s : esc_order_) esc_chan_[s] = chan_[s];
+    ++stamp_;
+    order_.clear();
+    for (SwIdx s : dj_order_) {
+      seen_[s] = stamp_;
+      chan_[s] = dj_chan_[s];
+      order_.push_back(s);
+    }
+    for (SwIdx s : esc_order_) {
+      if (dj_mark_[s] == dj_stamp_) continue;
+      const uint32_t c = esc_chan_[s];
+      const SwIdx e = cdg_.head(c);
+      if (dj_mark_[e] == dj_stamp_ && chan_[e] != kNone) {
+        bool added = false;
+        if (!cdg_.add(c, chan_[e], &added)) return false;
+        if (added) added_.emplace_back(c, chan_[e]);
+      }
+      seen_[s] = stamp_;
+      chan_[s] = c;
+      order_.push_back(s);
+    }
+    return true;
+  }
+
+  // The up*/down* paths toward t (updown.h's rule: a switch that reaches t going only down
+  // goes down, the others up, one hop closer; lowest arc on ties).
+  void escape_updown(SwIdx t) {
+    const auto row = costs_->row(t);
+    std::vector<std::vector<SwIdx>>& by_hops = by_hops_;
+    for (auto& b : by_hops) b.clear();
+    for (SwIdx s = 0; s < n_; ++s) {
+      const uint16_t c = row[s];
+      if (s == t || c == UpDownCosts::kFar) continue;
+      const uint16_t h = UpDownCosts::hops(c);
+      const bool down = UpDownCosts::down(c);
+      for (uint32_t k = 0; k < fv_.arcs(s).size(); ++k) {
+        const SwIdx v = fv_.arcs(s)[k].to;
+        const uint16_t cv = row[v];
+        const bool ok = down ? !orient_->up(s, v) && cv == (UpDownCosts::kDown | (h - 1))
+                             : orient_->up(s, v) && UpDownCosts::hops(cv) == h - 1;
+        if (!ok) continue;
+        chan_[s] = fv_.arc_base(s) + k;
+        seen_[s] = stamp_;
+        if (by_hops.size() <= h) by_hops.resize(h + 1u);
+        by_hops[h].push_back(s);
+        break;
+      }
+    }
+    for (const auto& b : by_hops) order_.insert(order_.end(), b.begin(), b.end());
+  }
+
   // The tree paths toward t: a BFS from t over the tree arcs.
   void escape(SwIdx t) {
     ++stamp_;
@@ -148,6 +221,7 @@ class Router {
     seen_[t] = stamp_;
     chan_[t] = kNone;
     order_.push_back(t);
+    if (costs_) return escape_updown(t);
     for (size_t i = 0; i < order_.size(); ++i) {
       const SwIdx v = order_[i];
       for (uint32_t k = 0; k < fv_.arcs(v).size(); ++k) {
@@ -166,6 +240,8 @@ class Router {
   ChannelOrder& cdg_;
   std::span<const uint8_t> tree_;
   std::span<const uint32_t> comp_;
+  const Orientation* orient_;
+  const UpDownCosts* costs_;
   const uint64_t base_;
   const size_t n_;
   std::vector<uint64_t> load_;
@@ -173,10 +249,14 @@ class Router {
   std::vector<uint64_t> cas_, flow_;
   std::unordered_map<uint32_t, size_t> comp_size_;
   std::vector<SwIdx> order_;
+  std::vector<std::vector<SwIdx>> by_hops_;
   std::vector<std::pair<uint32_t, uint32_t>> added_;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap_;
   uint32_t stamp_ = 0;
-  uint64_t impasses_ = 0;
+  uint64_t impasses_ = 0, partial_ = 0;
+  std::vector<SwIdx> dj_order_, esc_order_;
+  std::vector<uint32_t> dj_chan_, esc_chan_, dj_mark_;
+  uint32_t dj_stamp_ = 0;
 };
 
 class CdgEngine final : public Engine {
@@ -201,12 +281,40 @@ Result<RoutingTables> CdgEngine::compute(const Topology& topo, const RoutingOpti
   ChannelOrder cdg(fv);
   std::vector<uint32_t> comp;
   const std::vector<uint8_t> tree = spanning_tree(fv, cdg, roots->roots, comp);
-  for (uint32_t c = 0; c < fv.arc_count(); ++c) {
-    if (!tree[c] || std::getenv("FABRICSM_CDG_NOPRE")) continue;
-    const SwIdx v = cdg.head(c);
-    for (uint32_t k = 0; k < fv.arcs(v).size(); ++k) {
-      const uint32_t d = fv.arc_base(v) + k;
-      if (tree[d] && d != cdg.reverse(c)) cdg.add(c, d);
+  const bool updown = std::getenv("FABRICSM_CDG_UPDOWN") != nullptr;  // experiment: up/down escape
+  const Orientation orient(roots->rank);
+  UpDownCosts costs;
+  if (updown) {
+    // Up channels from the bottom up, then down channels from the top down: an order that
+    // every up*/down* dependency follows.
+    std::vector<uint32_t> pos(n), seq;
+    for (uint32_t i = 0; i < n; ++i) pos[orient.top_down()[i]] = i;
+    std::vector<std::pair<uint64_t, uint32_t>> keyed;
+    for (uint32_t c = 0; c < fv.arc_count(); ++c) {
+      const SwIdx u = cdg.tail(c), v = cdg.head(c);
+      keyed.emplace_back(orient.up(u, v) ? uint64_t{n - 1 - pos[u]} : uint64_t{n} + pos[u], c);
+    }
+    std::sort(keyed.begin(), keyed.end());
+    for (auto [k, c] : keyed) seq.push_back(c);
+    cdg.set_order(seq);
+    for (uint32_t c = 0; c < fv.arc_count(); ++c) {
+      const SwIdx u = cdg.tail(c), v = cdg.head(c);
+      const bool c_up = orient.up(u, v);
+      for (uint32_t k = 0; k < fv.arcs(v).size(); ++k) {
+        const uint32_t d = fv.arc_base(v) + k;
+        if (d == cdg.reverse(c) || (!c_up && orient.up(v, cdg.head(d)))) continue;
+        cdg.add(c, d);
+      }
+    }
+    costs = UpDownCosts::compute(fv, orient, opts.threads);
+  } else {
+    for (uint32_t c = 0; c < fv.arc_count(); ++c) {
+      if (!tree[c]) continue;
+      const SwIdx v = cdg.head(c);
+      for (uint32_t k = 0; k < fv.arcs(v).size(); ++k) {
+        const uint32_t d = fv.arc_base(v) + k;
+        if (tree[d] && d != cdg.reverse(c)) cdg.add(c, d);
+      }
     }
   }
   const size_t escape_deps = cdg.dependencies();
@@ -231,7 +339,7 @@ Result<RoutingTables> CdgEngine::compute(const Topology& topo, const RoutingOpti
   uint64_t base = 0;
   if (const char* b = std::getenv("FABRICSM_CDG_BASE")) base = std::strtoull(b, nullptr, 10);
   if (base == 0) base = 1;
-  Router router(fv, cdg, tree, comp, base);
+  Router router(fv, cdg, tree, comp, base, &orient, updown ? &costs : nullptr);
   RoutingTables tables(topo, fv.max_lid());
   RoutingDiagnostics& diag = tables.diagnostics();
   for (uint32_t i : order) {
@@ -255,7 +363,7 @@ Result<RoutingTables> CdgEngine::compute(const Topology& topo, const RoutingOpti
   std::sort(diag.unrouted.begin(), diag.unrouted.end(), [](const UnroutedPair& a, const UnroutedPair& b) {
     return std::tie(a.from, a.lid) < std::tie(b.from, b.lid);
   });
-  if (std::getenv("FABRICSM_CDG_DEBUG")) fmt::print(stderr, "impasses {} of {}, deps {}\n", router.impasses(), fv.dests().size(), cdg.dependencies());
+  if (std::getenv("FABRICSM_CDG_DEBUG")) fmt::print(stderr, "impasses {} partial {} of {}, deps {}\n", router.impasses(), router.partial(), fv.dests().size(), cdg.dependencies());
   diag.note_first(fmt::format("cdg: {} dependencies ({} of the escape tree), {} of {} destinations on escape paths; {}",
                               cdg.dependencies(), escape_deps, router.impasses(), fv.dests().size(), roots->how));
   return tables;

@@ -34,6 +34,10 @@ ChannelOrder::ChannelOrder(const FabricView& fv) : fv_(&fv) {
   mark_.assign(n, 0);
 }
 
+void ChannelOrder::set_order(std::span<const uint32_t> channels) {
+  for (uint32_t i = 0; i < channels.size(); ++i) ord_[at_[i] = channels[i]] = i;
+}
+
 template <class Fn>
 void ChannelOrder::successors(uint32_t c, Fn&& fn) const {
   const SwIdx v = head_[c];

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "routing/fabric_view.h"
@@ -27,6 +28,10 @@ class ChannelOrder {
   uint32_t reverse(uint32_t arc) const { return rev_[arc]; }
   SwIdx head(uint32_t arc) const { return head_[arc]; }  // the switch the arc enters
   SwIdx tail(uint32_t arc) const { return tail_[arc]; }  // the switch it leaves
+
+  // Starts from this topological order (every channel once), before any dependency is added:
+  // dependencies that follow it then cost no search.
+  void set_order(std::span<const uint32_t> channels);
 
   bool has(uint32_t c, uint32_t d) const { return flag_[slot(c, d)] != 0; }
   // Adds c -> d (d must leave head(c)); false, and nothing changes, when that closes a cycle.
