@@ -10,11 +10,16 @@
 // are a base cost plus the routes placed on them so far, so later destinations go round the
 // loaded links (the balance comes from there, not from a final fill).
 //
-// Escape paths make sure every pair is routed: a spanning tree of the switches (BFS from the
-// up/down roots of roots.h) whose every non-U-turn dependency is in the CDG from the start
-// (a tree has no cycle without a U-turn). When the Dijkstra cannot reach every switch of the
-// component (an impasse), the dependencies it added for this destination are removed again
-// and the destination takes the tree paths instead.
+// Escape paths make sure every pair is routed, in one of two kinds whose dependencies are
+// in the CDG from the start: a spanning tree of the switches (BFS from the up/down roots of
+// roots.h; a tree has no cycle without a U-turn), or up*/down* routes from those roots. When
+// the Dijkstra cannot reach every switch of the component (an impasse), the switches left take
+// their escape paths to where they meet the tree (one junction dependency checked), or, if that
+// closes a cycle, the whole destination takes them. The engine routes with both kinds and keeps
+// the routes that leave no pair unrouted (up*/down* may: a degraded tree) and whose busiest
+// channel carries less: the spanning tree leaves the Dijkstra more
+// freedom (tori, HyperX), up*/down* spreads better where the tree's single paths pile up (fat
+// trees, random graphs, Dragonfly).
 //
 // Destinations go in rounds (the first CA of every switch, then the second, ...), CA LIDs
 // before switch LIDs (these carry management traffic only, and add no load). The CDG is
@@ -23,7 +28,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <queue>
 #include <unordered_map>
 #include <tuple>
@@ -108,14 +112,11 @@ class Router {
   std::span<const uint32_t> chan() const { return chan_; }
   bool reached(SwIdx s) const { return seen_[s] == stamp_; }
   uint64_t impasses() const { return impasses_; }
+  uint64_t max_load() const { return load_.empty() ? 0 : *std::max_element(load_.begin(), load_.end()); }
   uint64_t partial() const { return partial_; }
 
  private:
-  uint64_t weight(uint32_t c) const {
-    static const int e = std::getenv("FABRICSM_CDG_EXP") ? std::atoi(std::getenv("FABRICSM_CDG_EXP")) : 1;
-    const uint64_t l = load_[c];
-    return e == 2 ? base_ + l * l / 64 : base_ + l;
-  }
+  uint64_t weight(uint32_t c) const { return base_ + load_[c]; }
   using Entry = std::tuple<uint64_t, SwIdx, uint32_t>;  // distance, switch, its channel
 
   void settle(SwIdx x, uint32_t c, uint64_t d) {
@@ -271,18 +272,23 @@ class CdgEngine final : public Engine {
   Result<RoutingTables> compute(const Topology& topo, const RoutingOptions& opts) const override;
 };
 
-Result<RoutingTables> CdgEngine::compute(const Topology& topo, const RoutingOptions& opts) const {
-  auto fvr = FabricView::build(topo);
-  if (!fvr) return std::unexpected(fvr.error());
-  const FabricView& fv = *fvr;
-  auto roots = choose_roots(fv, opts);
-  if (!roots) return std::unexpected(roots.error());
+// One routing of every destination with one kind of escape path: a spanning tree (its
+// dependencies are few, so the Dijkstra keeps most of its freedom: best on tori and HyperX) or
+// up*/down* from the roots (all its dependencies from the start: best on trees and random
+// graphs, where the tree's single paths pile up).
+struct Attempt {
+  RoutingTables tables;
+  uint64_t max_load = 0;  // all-to-all routes on the busiest channel, as the weights counted them
+  std::string note;
+};
+
+Attempt route_all(const Topology& topo, const FabricView& fv, const RootChoice& roots, bool updown,
+                  unsigned threads) {
   const size_t n = fv.switch_count();
   ChannelOrder cdg(fv);
   std::vector<uint32_t> comp;
-  const std::vector<uint8_t> tree = spanning_tree(fv, cdg, roots->roots, comp);
-  const bool updown = std::getenv("FABRICSM_CDG_UPDOWN") != nullptr;  // experiment: up/down escape
-  const Orientation orient(roots->rank);
+  const std::vector<uint8_t> tree = spanning_tree(fv, cdg, roots.roots, comp);
+  const Orientation orient(roots.rank);
   UpDownCosts costs;
   if (updown) {
     // Up channels from the bottom up, then down channels from the top down: an order that
@@ -306,7 +312,7 @@ Result<RoutingTables> CdgEngine::compute(const Topology& topo, const RoutingOpti
         cdg.add(c, d);
       }
     }
-    costs = UpDownCosts::compute(fv, orient, opts.threads);
+    costs = UpDownCosts::compute(fv, orient, threads);
   } else {
     for (uint32_t c = 0; c < fv.arc_count(); ++c) {
       if (!tree[c]) continue;
@@ -336,11 +342,9 @@ Result<RoutingTables> CdgEngine::compute(const Topology& topo, const RoutingOpti
   };
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
 
-  uint64_t base = 0;
-  if (const char* b = std::getenv("FABRICSM_CDG_BASE")) base = std::strtoull(b, nullptr, 10);
-  if (base == 0) base = 1;
-  Router router(fv, cdg, tree, comp, base, &orient, updown ? &costs : nullptr);
-  RoutingTables tables(topo, fv.max_lid());
+  Router router(fv, cdg, tree, comp, 1, &orient, updown ? &costs : nullptr);
+  Attempt out{RoutingTables(topo, fv.max_lid()), 0, {}};
+  RoutingTables& tables = out.tables;
   RoutingDiagnostics& diag = tables.diagnostics();
   for (uint32_t i : order) {
     const Dest& d = fv.dests()[i];
@@ -363,10 +367,30 @@ Result<RoutingTables> CdgEngine::compute(const Topology& topo, const RoutingOpti
   std::sort(diag.unrouted.begin(), diag.unrouted.end(), [](const UnroutedPair& a, const UnroutedPair& b) {
     return std::tie(a.from, a.lid) < std::tie(b.from, b.lid);
   });
-  if (std::getenv("FABRICSM_CDG_DEBUG")) fmt::print(stderr, "impasses {} partial {} of {}, deps {}\n", router.impasses(), router.partial(), fv.dests().size(), cdg.dependencies());
-  diag.note_first(fmt::format("cdg: {} dependencies ({} of the escape tree), {} of {} destinations on escape paths; {}",
-                              cdg.dependencies(), escape_deps, router.impasses(), fv.dests().size(), roots->how));
-  return tables;
+  out.max_load = router.max_load();
+  out.note = fmt::format("{} escape: busiest channel {} routes, {} dependencies ({} of the escape paths), {} of {} "
+                         "destinations on escape paths", updown ? "up*/down*" : "spanning-tree", out.max_load,
+                         cdg.dependencies(), escape_deps, router.impasses(), fv.dests().size());
+  return out;
+}
+
+Result<RoutingTables> CdgEngine::compute(const Topology& topo, const RoutingOptions& opts) const {
+  auto fvr = FabricView::build(topo);
+  if (!fvr) return std::unexpected(fvr.error());
+  const FabricView& fv = *fvr;
+  auto roots = choose_roots(fv, opts);
+  if (!roots) return std::unexpected(roots.error());
+  // Both kinds of escape paths, and the routes whose busiest channel carries less (ties: the
+  // spanning tree's): which one wins depends on the topology, not on a guess about it.
+  Attempt tree = route_all(topo, fv, *roots, false, opts.threads);
+  Attempt updown = route_all(topo, fv, *roots, true, opts.threads);
+  // Up*/down* has no path for some pairs of a degraded tree; the spanning tree always has one.
+  const auto unrouted = [](const Attempt& a) { return a.tables.diagnostics().unrouted_pairs; };
+  const bool pick_updown = std::make_pair(unrouted(updown), updown.max_load) < std::make_pair(unrouted(tree), tree.max_load);
+  Attempt& best = pick_updown ? updown : tree;
+  best.tables.diagnostics().note_first(fmt::format("cdg: {} (kept; the {}); {}", pick_updown ? updown.note : tree.note,
+                                                   pick_updown ? tree.note : updown.note, roots->how));
+  return std::move(best.tables);
 }
 
 }  // namespace
