@@ -10,7 +10,7 @@ build=${1:-build}
 ninja -C "$build" tests/routing/bench_routing >/dev/null
 bin="$build/tests/routing/bench_routing"
 for fabric in ${FABRICS:-ft3-r16 ft3-r34 ft3-r54 ft3-r16-d5 ft3-r54-d5 torus40x40}; do
-  for engine in ${ENGINES:-minhop updn ftree adaptive-hint}; do
+  for engine in ${ENGINES:-minhop updn ftree adaptive-hint cdg}; do
     /usr/bin/time -f "    %e s wall, %U s user CPU, %M KB peak RSS" "$bin" "$engine" "$fabric" "${THREADS:-0}"
   done
 done

@@ -14,6 +14,7 @@ std::unique_ptr<Engine> make_minhop_engine();
 std::unique_ptr<Engine> make_updn_engine();
 std::unique_ptr<Engine> make_ftree_engine();
 std::unique_ptr<Engine> make_adaptive_hint_engine();
+std::unique_ptr<Engine> make_cdg_engine();
 
 Result<std::vector<uint32_t>> Engine::orientation(const FabricView&, const RoutingOptions&) const {
   return mad::fail(mad::Errc::unsupported, fmt::format("engine '{}' routes over no up/down orientation", name()));
@@ -31,6 +32,7 @@ const std::vector<Entry>& table() {
       {"updn", make_updn_engine},
       {"ftree", make_ftree_engine},
       {"adaptive-hint", make_adaptive_hint_engine},
+      {"cdg", make_cdg_engine},
   };
   return t;
 }

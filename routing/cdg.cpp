@@ -1,0 +1,400 @@
+// cdg: routing on the channel dependency graph, after Nue (Domke, Hoefler and Matsuoka, "Routing
+// on the Dependency Graph: A New Approach to Deadlock-Free High-Performance Routing", HPDC
+// 2016), on one VL.
+//
+// One global CDG (cdg_order.h) holds every dependency the routes use and stays acyclic, so the
+// tables are deadlock-free on any topology. Destinations are routed one at a time: from the
+// destination's switch, a Dijkstra over reversed channels grows its routing tree; a switch x
+// joins by the channel c = x -> v only when v is in the tree already and the dependency
+// c -> (v's channel) is in the CDG or can be added without closing a cycle. Channel weights
+// are a base cost plus the routes placed on them so far, so later destinations go round the
+// loaded links (the balance comes from there, not from a final fill).
+//
+// Escape paths make sure every pair is routed, in one of two kinds whose dependencies are
+// in the CDG from the start: a spanning tree of the switches (BFS from the up/down roots of
+// roots.h; a tree has no cycle without a U-turn), or up*/down* routes from those roots. When
+// the Dijkstra cannot reach every switch of the component (an impasse), the switches left take
+// their escape paths to where they meet the tree (one junction dependency checked), or, if that
+// closes a cycle, the whole destination takes them. The engine routes with both kinds and keeps
+// the routes that leave no pair unrouted (up*/down* may: a degraded tree) and whose busiest
+// channel carries less: the spanning tree leaves the Dijkstra more
+// freedom (tori, HyperX), up*/down* spreads better where the tree's single paths pile up (fat
+// trees, random graphs, Dragonfly).
+//
+// Destinations go in rounds (the first CA of every switch, then the second, ...), CA LIDs
+// before switch LIDs (these carry management traffic only, and add no load). The CDG is
+// shared state, so the destinations run one after another: deterministic, but sequential;
+// the root choice (eccentricities) is parallel.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <queue>
+#include <unordered_map>
+#include <tuple>
+
+#include "routing/cdg_order.h"
+#include "routing/engines.h"
+#include "routing/roots.h"
+#include "routing/updown.h"
+
+namespace routing {
+
+namespace {
+
+constexpr uint32_t kNone = UINT32_MAX;
+
+// Tree arcs (BFS from the roots, then from any switch left, so it spans every component).
+std::vector<uint8_t> spanning_tree(const FabricView& fv, const ChannelOrder& cdg,
+                                   std::span<const SwIdx> roots, std::vector<uint32_t>& comp) {
+  const size_t n = fv.switch_count();
+  std::vector<uint8_t> tree(fv.arc_count(), 0);
+  comp.assign(n, kNone);
+  std::vector<SwIdx> queue;
+  std::vector<SwIdx> starts(roots.begin(), roots.end());
+  for (SwIdx s = 0; s < n; ++s) starts.push_back(s);
+  for (SwIdx r : starts) {
+    if (comp[r] != kNone) continue;
+    comp[r] = r;
+    queue.assign(1, r);
+    for (size_t i = 0; i < queue.size(); ++i) {
+      const SwIdx s = queue[i];
+      for (uint32_t k = 0; k < fv.arcs(s).size(); ++k) {
+        const uint32_t a = fv.arc_base(s) + k;
+        const SwIdx t = fv.arcs(s)[k].to;
+        if (comp[t] != kNone) continue;
+        comp[t] = r;
+        tree[a] = tree[cdg.reverse(a)] = 1;
+        queue.push_back(t);
+      }
+    }
+  }
+  return tree;
+}
+
+class Router {
+ public:
+  Router(const FabricView& fv, ChannelOrder& cdg, std::span<const uint8_t> tree,
+         std::span<const uint32_t> comp, uint64_t base, const Orientation* orient,
+         const UpDownCosts* costs)
+      : fv_(fv), cdg_(cdg), tree_(tree), comp_(comp), orient_(orient), costs_(costs), base_(base), n_(fv.switch_count()),
+        load_(fv.arc_count(), 0), chan_(n_, kNone), seen_(n_, 0), cas_(n_, 0), flow_(n_, 0) {
+    for (SwIdx s = 0; s < n_; ++s) {
+      cas_[s] = fv.endpoints_at(s).size();
+      ++comp_size_[comp[s]];
+    }
+  }
+
+  // Routes to switch t; chan()[s] is then the channel s leaves by (kNone at t and outside
+  // t's component). Adds the routes of every CA to the loads when `traffic`.
+  void route(SwIdx t, bool traffic) {
+    if (++stamp_ == 0) {
+      std::fill(seen_.begin(), seen_.end(), 0);
+      stamp_ = 1;
+    }
+    order_.clear();
+    if (!dijkstra(t)) {
+      if (attach(t)) {
+        ++partial_;
+      } else {
+        for (auto [c, d] : added_) cdg_.remove(c, d);
+        ++impasses_;
+        escape(t);
+      }
+    }
+    if (!traffic) return;
+    for (SwIdx s : order_) flow_[s] = cas_[s];
+    for (size_t i = order_.size(); i-- > 1;) {  // order_[0] is t
+      const SwIdx s = order_[i];
+      load_[chan_[s]] += flow_[s];
+      flow_[cdg_.head(chan_[s])] += flow_[s];
+    }
+  }
+  std::span<const uint32_t> chan() const { return chan_; }
+  bool reached(SwIdx s) const { return seen_[s] == stamp_; }
+  uint64_t impasses() const { return impasses_; }
+  uint64_t max_load() const { return load_.empty() ? 0 : *std::max_element(load_.begin(), load_.end()); }
+  uint64_t partial() const { return partial_; }
+
+ private:
+  uint64_t weight(uint32_t c) const { return base_ + load_[c]; }
+  using Entry = std::tuple<uint64_t, SwIdx, uint32_t>;  // distance, switch, its channel
+
+  void settle(SwIdx x, uint32_t c, uint64_t d) {
+    seen_[x] = stamp_;
+    chan_[x] = c;
+    order_.push_back(x);
+    for (uint32_t k = 0; k < fv_.arcs(x).size(); ++k) {
+      const uint32_t in = cdg_.reverse(fv_.arc_base(x) + k);  // y -> x
+      const SwIdx y = cdg_.tail(in);
+      if (seen_[y] != stamp_) heap_.emplace(d + weight(in), y, in);
+    }
+  }
+
+  bool dijkstra(SwIdx t) {
+    added_.clear();
+    heap_ = {};
+    settle(t, kNone, 0);
+    while (!heap_.empty()) {
+      const auto [d, x, c] = heap_.top();
+      heap_.pop();
+      if (seen_[x] == stamp_) continue;
+      const uint32_t next = chan_[cdg_.head(c)];
+      if (next != kNone) {
+        bool added = false;
+        if (!cdg_.add(c, next, &added)) continue;
+        if (added) added_.emplace_back(c, next);
+      }
+      settle(x, c, d);
+    }
+    return order_.size() == comp_size_[comp_[t]];
+  }
+
+  // After an impasse: the switches the tree did not reach take their escape paths, which
+  // join the tree where they first meet it. Only that junction's dependency is new (the rest
+  // are escape dependencies, in the CDG from the start); false when one closes a cycle.
+  bool attach(SwIdx t) {
+    dj_chan_.resize(n_);
+    esc_chan_.resize(n_);
+    dj_mark_.resize(n_);
+    ++dj_stamp_;
+    dj_order_ = order_;
+    for (SwIdx s : dj_order_) {
+      dj_chan_[s] = chan_[s];
+      dj_mark_[s] = dj_stamp_;
+    }
+    escape(t);
+    esc_order_ = order_;
+    for (SwIdx s : esc_order_) esc_chan_[s] = chan_[s];
+    ++stamp_;
+    order_.clear();
+    for (SwIdx s : dj_order_) {
+      seen_[s] = stamp_;
+      chan_[s] = dj_chan_[s];
+      order_.push_back(s);
+    }
+    for (SwIdx s : esc_order_) {
+      if (dj_mark_[s] == dj_stamp_) continue;
+      const uint32_t c = esc_chan_[s];
+      const SwIdx e = cdg_.head(c);
+      if (dj_mark_[e] == dj_stamp_ && chan_[e] != kNone) {
+        bool added = false;
+        if (!cdg_.add(c, chan_[e], &added)) return false;
+        if (added) added_.emplace_back(c, chan_[e]);
+      }
+      seen_[s] = stamp_;
+      chan_[s] = c;
+      order_.push_back(s);
+    }
+    return true;
+  }
+
+  // The up*/down* paths toward t (updown.h's rule: a switch that reaches t going only down
+  // goes down, the others up, one hop closer; lowest arc on ties).
+  void escape_updown(SwIdx t) {
+    const auto row = costs_->row(t);
+    std::vector<std::vector<SwIdx>>& by_hops = by_hops_;
+    for (auto& b : by_hops) b.clear();
+    for (SwIdx s = 0; s < n_; ++s) {
+      const uint16_t c = row[s];
+      if (s == t || c == UpDownCosts::kFar) continue;
+      const uint16_t h = UpDownCosts::hops(c);
+      const bool down = UpDownCosts::down(c);
+      for (uint32_t k = 0; k < fv_.arcs(s).size(); ++k) {
+        const SwIdx v = fv_.arcs(s)[k].to;
+        const uint16_t cv = row[v];
+        const bool ok = down ? !orient_->up(s, v) && cv == (UpDownCosts::kDown | (h - 1))
+                             : orient_->up(s, v) && UpDownCosts::hops(cv) == h - 1;
+        if (!ok) continue;
+        chan_[s] = fv_.arc_base(s) + k;
+        seen_[s] = stamp_;
+        if (by_hops.size() <= h) by_hops.resize(h + 1u);
+        by_hops[h].push_back(s);
+        break;
+      }
+    }
+    for (const auto& b : by_hops) order_.insert(order_.end(), b.begin(), b.end());
+  }
+
+  // The tree paths toward t: a BFS from t over the tree arcs.
+  void escape(SwIdx t) {
+    ++stamp_;
+    order_.clear();
+    seen_[t] = stamp_;
+    chan_[t] = kNone;
+    order_.push_back(t);
+    if (costs_) return escape_updown(t);
+    for (size_t i = 0; i < order_.size(); ++i) {
+      const SwIdx v = order_[i];
+      for (uint32_t k = 0; k < fv_.arcs(v).size(); ++k) {
+        const uint32_t out = fv_.arc_base(v) + k;
+        if (!tree_[out]) continue;
+        const SwIdx x = fv_.arcs(v)[k].to;
+        if (seen_[x] == stamp_) continue;
+        seen_[x] = stamp_;
+        chan_[x] = cdg_.reverse(out);
+        order_.push_back(x);
+      }
+    }
+  }
+
+  const FabricView& fv_;
+  ChannelOrder& cdg_;
+  std::span<const uint8_t> tree_;
+  std::span<const uint32_t> comp_;
+  const Orientation* orient_;
+  const UpDownCosts* costs_;
+  const uint64_t base_;
+  const size_t n_;
+  std::vector<uint64_t> load_;
+  std::vector<uint32_t> chan_, seen_;
+  std::vector<uint64_t> cas_, flow_;
+  std::unordered_map<uint32_t, size_t> comp_size_;
+  std::vector<SwIdx> order_;
+  std::vector<std::vector<SwIdx>> by_hops_;
+  std::vector<std::pair<uint32_t, uint32_t>> added_;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap_;
+  uint32_t stamp_ = 0;
+  uint64_t impasses_ = 0, partial_ = 0;
+  std::vector<SwIdx> dj_order_, esc_order_;
+  std::vector<uint32_t> dj_chan_, esc_chan_, dj_mark_;
+  uint32_t dj_stamp_ = 0;
+};
+
+class CdgEngine final : public Engine {
+ public:
+  std::string_view name() const override { return "cdg"; }
+  std::string_view description() const override {
+    return "load-balanced routing trees grown on an acyclic channel dependency graph (Nue-like)";
+  }
+  bool deadlock_free() const override { return true; }
+  // Repair would add dependencies the CDG never checked: the caller routes in full.
+  RepairRule repair_rule() const override { return RepairRule::none; }
+  Result<RoutingTables> compute(const Topology& topo, const RoutingOptions& opts) const override;
+};
+
+// One routing of every destination with one kind of escape path: a spanning tree (its
+// dependencies are few, so the Dijkstra keeps most of its freedom: best on tori and HyperX) or
+// up*/down* from the roots (all its dependencies from the start: best on trees and random
+// graphs, where the tree's single paths pile up).
+struct Attempt {
+  RoutingTables tables;
+  uint64_t max_load = 0;  // all-to-all routes on the busiest channel, as the weights counted them
+  std::string note;
+};
+
+Attempt route_all(const Topology& topo, const FabricView& fv, const RootChoice& roots, bool updown,
+                  unsigned threads) {
+  const size_t n = fv.switch_count();
+  ChannelOrder cdg(fv);
+  std::vector<uint32_t> comp;
+  const std::vector<uint8_t> tree = spanning_tree(fv, cdg, roots.roots, comp);
+  const Orientation orient(roots.rank);
+  UpDownCosts costs;
+  if (updown) {
+    // Up channels from the bottom up, then down channels from the top down: an order that
+    // every up*/down* dependency follows.
+    std::vector<uint32_t> pos(n), seq;
+    for (uint32_t i = 0; i < n; ++i) pos[orient.top_down()[i]] = i;
+    std::vector<std::pair<uint64_t, uint32_t>> keyed;
+    for (uint32_t c = 0; c < fv.arc_count(); ++c) {
+      const SwIdx u = cdg.tail(c), v = cdg.head(c);
+      keyed.emplace_back(orient.up(u, v) ? uint64_t{n - 1 - pos[u]} : uint64_t{n} + pos[u], c);
+    }
+    std::sort(keyed.begin(), keyed.end());
+    for (auto [k, c] : keyed) seq.push_back(c);
+    cdg.set_order(seq);
+    for (uint32_t c = 0; c < fv.arc_count(); ++c) {
+      const SwIdx u = cdg.tail(c), v = cdg.head(c);
+      const bool c_up = orient.up(u, v);
+      for (uint32_t k = 0; k < fv.arcs(v).size(); ++k) {
+        const uint32_t d = fv.arc_base(v) + k;
+        if (d == cdg.reverse(c) || (!c_up && orient.up(v, cdg.head(d)))) continue;
+        cdg.add(c, d);
+      }
+    }
+    costs = UpDownCosts::compute(fv, orient, threads);
+  } else {
+    for (uint32_t c = 0; c < fv.arc_count(); ++c) {
+      if (!tree[c]) continue;
+      const SwIdx v = cdg.head(c);
+      for (uint32_t k = 0; k < fv.arcs(v).size(); ++k) {
+        const uint32_t d = fv.arc_base(v) + k;
+        if (tree[d] && d != cdg.reverse(c)) cdg.add(c, d);
+      }
+    }
+  }
+  const size_t escape_deps = cdg.dependencies();
+
+  // Rounds: (LID index within its port, the port's rank on its switch, switch); switch LIDs last.
+  std::vector<uint32_t> rank(fv.dests().size());
+  {
+    std::vector<uint32_t> seen(n, 0);
+    for (size_t i = 0; i < fv.dests().size(); ++i)
+      if (fv.dests()[i].out != 0 && fv.dests()[i].path == 0) rank[i] = seen[fv.dests()[i].sw]++;
+    for (size_t i = 1; i < fv.dests().size(); ++i)
+      if (fv.dests()[i].path != 0) rank[i] = rank[i - 1];
+  }
+  std::vector<uint32_t> order(fv.dests().size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto key = [&](uint32_t i) {
+    const Dest& d = fv.dests()[i];
+    return std::make_tuple(d.out == 0, d.path, rank[i], d.sw, i);
+  };
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+
+  Router router(fv, cdg, tree, comp, 1, &orient, updown ? &costs : nullptr);
+  Attempt out{RoutingTables(topo, fv.max_lid()), 0, {}};
+  RoutingTables& tables = out.tables;
+  RoutingDiagnostics& diag = tables.diagnostics();
+  for (uint32_t i : order) {
+    const Dest& d = fv.dests()[i];
+    router.route(d.sw, d.out != 0);
+    for (SwIdx s = 0; s < n; ++s) {
+      const fabric::NodeId node = fv.node_of(s);
+      if (s == d.sw) {
+        tables.set(node, d.lid, d.out);
+      } else if (router.reached(s)) {
+        const uint32_t c = router.chan()[s];
+        tables.set(node, d.lid, fv.arcs(s)[c - fv.arc_base(s)].port);
+      } else if (d.path == 0) {
+        ++diag.unrouted_pairs;
+        if (!topo.node(d.node).is_switch()) diag.unrouted_ca_pairs += fv.endpoints_at(s).size();
+        if (diag.unrouted.size() < RoutingDiagnostics::kMaxListed)
+          diag.unrouted.push_back(UnroutedPair{node, d.node, d.node_port, d.lid});
+      }
+    }
+  }
+  std::sort(diag.unrouted.begin(), diag.unrouted.end(), [](const UnroutedPair& a, const UnroutedPair& b) {
+    return std::tie(a.from, a.lid) < std::tie(b.from, b.lid);
+  });
+  out.max_load = router.max_load();
+  out.note = fmt::format("{} escape: busiest channel {} routes, {} dependencies ({} of the escape paths), {} of {} "
+                         "destinations on escape paths", updown ? "up*/down*" : "spanning-tree", out.max_load,
+                         cdg.dependencies(), escape_deps, router.impasses(), fv.dests().size());
+  return out;
+}
+
+Result<RoutingTables> CdgEngine::compute(const Topology& topo, const RoutingOptions& opts) const {
+  auto fvr = FabricView::build(topo);
+  if (!fvr) return std::unexpected(fvr.error());
+  const FabricView& fv = *fvr;
+  auto roots = choose_roots(fv, opts);
+  if (!roots) return std::unexpected(roots.error());
+  // Both kinds of escape paths, and the routes whose busiest channel carries less (ties: the
+  // spanning tree's): which one wins depends on the topology, not on a guess about it.
+  Attempt tree = route_all(topo, fv, *roots, false, opts.threads);
+  Attempt updown = route_all(topo, fv, *roots, true, opts.threads);
+  // Up*/down* has no path for some pairs of a degraded tree; the spanning tree always has one.
+  const auto unrouted = [](const Attempt& a) { return a.tables.diagnostics().unrouted_pairs; };
+  const bool pick_updown = std::make_pair(unrouted(updown), updown.max_load) < std::make_pair(unrouted(tree), tree.max_load);
+  Attempt& best = pick_updown ? updown : tree;
+  best.tables.diagnostics().note_first(fmt::format("cdg: {} (kept; the {}); {}", pick_updown ? updown.note : tree.note,
+                                                   pick_updown ? tree.note : updown.note, roots->how));
+  return std::move(best.tables);
+}
+
+}  // namespace
+
+std::unique_ptr<Engine> make_cdg_engine() { return std::make_unique<CdgEngine>(); }
+
+}  // namespace routing
