@@ -88,7 +88,7 @@ QosPlan plan_qos(const Topology& topo, const FabricModel& model) {
 }
 
 std::vector<QosTable> qos_tables(const Topology& topo, const FabricModel& model, const QosPort& qp,
-                                 const QosOptions& o) {
+                                 const QosTables& t) {
   std::vector<QosTable> out;
   const Node& n = topo.node(qp.node);
   const uint8_t pn = qp.port.value();
@@ -96,7 +96,6 @@ std::vector<QosTable> qos_tables(const Topology& topo, const FabricModel& model,
   // SL-to-VL mapping is a capability of the port (a switch: of port 0).
   const mad::PortInfo* cap = n.is_switch() ? info_of(model, topo, qp.node, 0) : pi;
   if (!pi || !cap) return out;
-  const QosTables t = resolve_qos(o, qp.cls);
   const uint8_t op_vls = pi->operational_vls;
   add_vlarb(out, *pi, op_vls, n.is_switch() ? pn : 0, t);
   if (!cap->has_cap(mad::port_cap::is_sl_mapping_supported)) return out;

@@ -43,9 +43,9 @@ QosPlan plan_qos(const Topology& topo, const FabricModel& model);
 // The port policy with QoS's PortInfo fields: each class's VLHighLimit and the OperationalVLs
 // its qos_max_vls allows (unchanged with qos off).
 PortPolicy qos_port_policy(PortPolicy ports, const QosOptions& o);
-// The tables of one port of the plan, with what `o` says they hold.
+// The tables of one port of the plan, with what its class's resolved tables `t` say they hold.
 std::vector<QosTable> qos_tables(const Topology& topo, const FabricModel& model, const QosPort& p,
-                                 const QosOptions& o);
+                                 const QosTables& t);
 
 // What this SM knows each node's QoS tables hold (by table key: attribute and modifier).
 // A 64-byte block is kept as a hash, an 8-byte SL2VL table as it is.

@@ -18,7 +18,8 @@ std::string_view table_name(const QosTable& t) {
 
 void QosWriter::start(std::shared_ptr<const Topology> topo, const QosOptions& options, std::function<void()> done) {
   topo_ = std::move(topo);
-  options_ = options;
+  // Resolved once per class: the option texts are parsed here, not for every port.
+  for (QosClass c : {QosClass::ca, QosClass::sw0, QosClass::swe}) classes_[static_cast<size_t>(c)] = resolve_qos(options, c);
   done_ = std::move(done);
   stats_ = {};
   failed_.clear();
@@ -42,7 +43,7 @@ void QosWriter::issue(size_t i) {
   const QosPort& p = plan_.ports[i];
   const mad::DrPath via = path(p.node, p);
   const auto known = memory_.find(topo_->node(p.node).guid);
-  for (const QosTable& t : qos_tables(*topo_, model_, p, options_)) {
+  for (const QosTable& t : qos_tables(*topo_, model_, p, classes_[static_cast<size_t>(p.cls)])) {
     if (known != memory_.end()) {
       const auto it = known->second.tables.find(qos_key(t));
       if (it != known->second.tables.end()) {

@@ -4,6 +4,7 @@
 // nothing that is already right). What the ports answered goes into QosMemory.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <set>
@@ -51,7 +52,7 @@ class QosWriter {
   const FabricModel& model_;
   Sender sender_;
   std::shared_ptr<const Topology> topo_;
-  QosOptions options_;
+  std::array<QosTables, 3> classes_;  // by QosClass
   QosPlan plan_;
   std::function<void()> done_;
   QosStats stats_;
