@@ -12,6 +12,7 @@ void KeyRing::configure(uint64_t key, Secret secret) {
   derived_.clear();
   found_.clear();
   last_.valid = false;
+  for (auto& [path, at] : at_path_) at.own = protects() ? own_key(at.port) : 0;
 }
 
 uint64_t KeyRing::own_key(Guid port) const {
@@ -37,8 +38,10 @@ uint64_t KeyRing::for_port(Guid port) const {
 uint64_t KeyRing::for_path(const DrPath& path) const {
   if (!protects() && found_.empty()) return 0;
   if (last_.valid && last_.path == path) return last_.key;
-  const Guid at = port_at(path);
-  const uint64_t key = at.is_zero() ? (secret_.empty() ? key_ : 0) : for_port(at);
+  auto it = at_path_.find(path);
+  const uint64_t key = it == at_path_.end() ? (secret_.empty() ? key_ : 0)
+                       : found_.empty()     ? it->second.own
+                                            : for_port(it->second.port);
   last_ = Last{true, path, key};
   return key;
 }
@@ -80,7 +83,7 @@ void KeyRing::note_answer(const mad::Smp& answer) {
 
 void KeyRing::learn_path(const DrPath& path, Guid port, bool is_switch) {
   if (port.is_zero()) return;
-  at_path_[path] = At{port, is_switch};
+  at_path_[path] = At{port, is_switch, protects() ? own_key(port) : 0};
   if (last_.valid && last_.path == path) last_.valid = false;
 }
 

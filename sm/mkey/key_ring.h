@@ -82,6 +82,7 @@ class KeyRing {
   struct At {
     Guid port;
     bool is_switch = false;
+    uint64_t own = 0;  // own_key(port), kept here: one hash lookup an SMP instead of two
   };
   struct PathHash {
     size_t operator()(const DrPath& p) const;
