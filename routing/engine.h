@@ -32,6 +32,9 @@ struct RoutingOptions {
   unsigned threads = 0;               // 0 = hardware concurrency; never changes the result
   std::string hints_file;             // adaptive-hint: link weights, read when `hints` is empty
   std::vector<LinkHint> hints;        // adaptive-hint: link weights already loaded (load_hints)
+  // Engines that spread routes over VLs (vls() > 1): the most they may use (the SM passes
+  // qos_max_vls capped by what every switch-to-switch link operates); more needed: an error.
+  unsigned max_vls = 8;
   bool operator==(const RoutingOptions&) const = default;
 };
 

@@ -1,5 +1,7 @@
 #include "routing/tables.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <map>
@@ -83,6 +85,19 @@ std::string describe(const fabric::Topology& topo, const UnroutedPair& p) {
   const fabric::Node& to = topo.node(p.to);
   return fmt::format("switch '{}' ({}) has no route to '{}' ({}) port {} (LID {})",
                      from.description, from.guid, to.description, to.guid, p.to_port, p.lid);
+}
+
+void RoutingTables::reserve_sls() {
+  sl_.assign(lft_.size(), {});
+  for (size_t sw = 0; sw < lft_.size(); ++sw)
+    if (!lft_[sw].empty()) sl_[sw].assign(lft_[sw].size(), 0);
+}
+
+unsigned RoutingTables::vls_used() const {
+  uint8_t top = 0;
+  for (const auto& row : sl_)
+    for (uint8_t s : row) top = std::max(top, s);
+  return top + 1u;
 }
 
 }  // namespace routing

@@ -75,6 +75,21 @@ class RoutingTables {
   // One switch's hints as an AR table (empty when it has none).
   fabric::ArTable ar_table(fabric::NodeId sw) const;
 
+  // Engines that spread routes over virtual lanes (vls() > 1): the SL a packet to `dst` carries
+  // when it enters the fabric at switch `sw` (a CA's packets enter at its switch; a switch's
+  // own at itself). The SM programs SL2VL so that SL i rides VL i and the SA answers
+  // PathRecord with this SL. Without layers (has_sls() false) every SL is 0.
+  bool has_sls() const { return !sl_.empty(); }
+  uint8_t sl(fabric::NodeId sw, mad::Lid dst) const {
+    return sw < sl_.size() && dst.value() < sl_[sw].size() ? sl_[sw][dst.value()] : 0;
+  }
+  // Allocates the SLs of every switch (all 0); then set_sl() for different switches may run
+  // concurrently.
+  void reserve_sls();
+  void set_sl(fabric::NodeId sw, mad::Lid dst, uint8_t sl) { sl_[sw][dst.value()] = sl; }
+  // The number of VLs the SLs use: the highest SL + 1 (1 without layers).
+  unsigned vls_used() const;
+
   RoutingDiagnostics& diagnostics() { return diag_; }
   const RoutingDiagnostics& diagnostics() const { return diag_; }
 
@@ -87,6 +102,7 @@ class RoutingTables {
   std::vector<std::vector<uint16_t>> alt_group_;
   std::vector<std::vector<uint32_t>> alt_group_off_;
   std::vector<std::vector<uint8_t>> alt_group_ports_;
+  std::vector<std::vector<uint8_t>> sl_;  // per switch, by destination LID; empty: all SL 0
   RoutingDiagnostics diag_;
 };
 
