@@ -28,6 +28,7 @@ ChannelOrder::ChannelOrder(const FabricView& fv) : fv_(&fv) {
   }
   dep_off_[n] = off;
   flag_.assign(off, 0);
+  ref_.assign(off, 0);
   ord_.resize(n);
   at_.resize(n);
   for (uint32_t a = 0; a < n; ++a) ord_[a] = at_[a] = a;

@@ -44,6 +44,16 @@ class ChannelOrder {
     f = 0;
   }
   size_t dependencies() const { return count_; }
+  // Routes that use c -> d (a rerouting pass drops a dependency when its last route goes);
+  // kept apart from the flags so that add() stays as it is.
+  void hold(uint32_t c, uint32_t d) { ++ref_[slot(c, d)]; }
+  // One route fewer on c -> d; the dependency goes when none is left (true then).
+  bool release(uint32_t c, uint32_t d) {
+    uint32_t& r = ref_[slot(c, d)];
+    if (r == 0 || --r != 0) return false;
+    remove(c, d);
+    return true;
+  }
 
  private:
   uint32_t slot(uint32_t c, uint32_t d) const { return dep_off_[c] + (d - fv_->arc_base(head_[c])); }
@@ -58,6 +68,7 @@ class ChannelOrder {
   std::vector<uint32_t> rev_, dep_off_;
   std::vector<SwIdx> head_, tail_;
   std::vector<uint8_t> flag_;
+  std::vector<uint32_t> ref_;
   std::vector<uint32_t> ord_, at_;  // position of each channel, and the channel at each position
   std::vector<uint32_t> mark_;      // visit stamps of the current search
   uint32_t stamp_ = 0;
