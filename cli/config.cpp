@@ -21,6 +21,7 @@
 #include "routing/hints.h"
 #include "sm/guid2lid.h"
 #include "sm/partitions/partitions.h"
+#include "sm/qos_policy/parse.h"
 
 namespace po = boost::program_options;
 
@@ -389,6 +390,22 @@ mad::Result<DaemonConfig> load_config(const std::string& file, const po::variabl
     }
   }
   cfg.sm.partitions.allow_both_pkeys = cfg.allow_both_pkeys;
+  if (!cfg.qos_policy_file.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::exists(cfg.qos_policy_file, ec) && !ec) {
+      // As OpenSM: no file, no policy (its default path is often not there); said only when it matters.
+      if (cfg.sm.qos.enabled)
+        cfg.notes.push_back(fmt::format("qos_policy_file {} does not exist: no QoS policy, PathRecords answer SL 0",
+                                        cfg.qos_policy_file));
+    } else {
+      auto policy = sm::qos::load_policy(cfg.qos_policy_file);
+      if (!policy) return named("qos_policy_file", policy.error());
+      // Port groups may name partitions: those of the partitions file read above.
+      if (auto r = sm::qos::resolve_partitions(*policy, cfg.sm.partitions, cfg.qos_policy_file); !r)
+        return named("qos_policy_file", r.error());
+      cfg.sm.qos_policy = std::make_shared<const sm::qos::Policy>(std::move(*policy));
+    }
+  }
   if (!cfg.m_key_secret_file.empty() && cfg.sm.ports.m_key_protect >= 2)
     // A port's key follows from its GUID, which a Get must read first: refused at 2 and 3.
     return mad::fail(mad::Errc::invalid,

@@ -30,6 +30,7 @@ struct DaemonConfig {
   std::string root_guid_file;
   std::string partition_config_file;  // read into sm.partitions by load_config
   bool allow_both_pkeys = false;      // OpenSM's: `=both` gives a port both entries, else the full one
+  std::string qos_policy_file;        // read into sm.qos_policy by load_config
   std::string guid2lid_file;          // OpenSM's LID cache, read into imported_lids by load_config
   std::string m_key_secret_file;      // read into sm.m_key_secret by load_config
   sm::LidMap imported_lids;

@@ -62,7 +62,12 @@ const std::vector<Option>& qos_options() {
   static const std::vector<Option> t = [] {
     std::vector<Option> all = {flag("qos", "program the SL-to-VL mapping and VL arbitration tables (and VLHighLimit) of "
                                     "every port from the qos_* options; FALSE: leave them as they are",
-                                    [](auto& c) -> auto& { return c.sm.qos.enabled; })};
+                                    [](auto& c) -> auto& { return c.sm.qos.enabled; }),
+                               text("qos_policy_file", "QoS policy, in a subset of OpenSM's qos-policy.conf syntax: the "
+                                    "SL (and MTU, rate and packet-life limits) PathRecords answer by service ID, P_Key, "
+                                    "QoS class and source and destination port groups, when qos is TRUE (empty: none, "
+                                    "SL 0); re-read on SIGHUP, a bad file keeps the running policy",
+                                    &DaemonConfig::qos_policy_file)};
     for (const ClassOf& c : kClasses) {
       const bool general = c.field == &sm::QosOptions::general;
       const std::string inherit = general ? "OpenSM's default" : "qos_*'s";

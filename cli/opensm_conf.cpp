@@ -56,7 +56,7 @@ bool is_opensm_default(const OpenSmKey& key, std::string_view value) {
 }
 
 bool asks_nothing(const OpenSmKey& key, std::string_view value) {
-  return key.name != "partition_config_file" && is_opensm_default(key, value);
+  return key.name != "partition_config_file" && key.name != "qos_policy_file" && is_opensm_default(key, value);
 }
 
 mad::Result<std::vector<ConfigLine>> parse_config_lines(std::string_view text, std::string_view path) {

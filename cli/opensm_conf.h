@@ -25,8 +25,8 @@ const OpenSmKey* find_opensm_key(std::string_view name);
 // TRUE/FALSE without case, "(null)" as empty.
 bool is_opensm_default(const OpenSmKey& key, std::string_view value);
 // Whether `value` asks for nothing OpenSM would not do anyway: it is OpenSM's default, and that
-// default does not act by itself (partition_config_file's does: OpenSM reads the file at its
-// default path when it is there).
+// default does not act by itself (partition_config_file's and qos_policy_file's do: OpenSM reads
+// the file at its default path when it is there).
 bool asks_nothing(const OpenSmKey& key, std::string_view value);
 
 // One setting of a configuration file.

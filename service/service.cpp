@@ -86,6 +86,7 @@ void Service::wire(sm::Remembered remembered, std::vector<sm::store::SaObject> s
               std::chrono::duration_cast<std::chrono::seconds>(cfg_.perf.sweep_time).count(), cfg_.perf.max_outstanding,
               cfg_.perf.ignore_cas ? ", CAs ignored" : "", cfg_.perf.on_standby ? ", on standby too" : "");
   sa_ = std::make_unique<sm::sa::Server>(transport_, log_, cfg_.sa);
+  use_qos_policy(cfg_.sm);
   services_ = std::make_unique<sm::sa::Services>(sm::sa::Clocks{transport_.clock(), cfg_.wall_ms});
   subscriptions_ = std::make_unique<sm::sa::Subscriptions>(cfg_.sa.subnet_prefix);
   reporter_ = std::make_unique<sm::sa::Reporter>(transport_, *subscriptions_, log_,
@@ -193,6 +194,11 @@ void Service::on_sweep(const std::shared_ptr<const sm::Subnet>& s) {
   }
   if (configured) {
     auto ix = std::make_shared<const sm::sa::Index>(sm::sa::Index::of(s, cfg_.sm.ports.switch_life_time));
+    if (ix->engine_sls() && sa_->qos_policy() && !qos_sls_unused_said_) {
+      qos_sls_unused_said_ = true;
+      log_.warn(sm::code::qos_policy_sls_unused, "QoS policy: the routing engine gives SLs of its own (VL layers "
+                "that keep its routes free of deadlock): PathRecords answer those, not the policy's");
+    }
     reporter_->on_index(index_.get(), ix);  // traps 64/65 for the end ports that came and went
     index_ = ix;
     sa_->set_index(std::move(ix));
@@ -222,8 +228,18 @@ void Service::on_sweep(const std::shared_ptr<const sm::Subnet>& s) {
   if (on_sweep_done) on_sweep_done(s);
 }
 
+void Service::use_qos_policy(const sm::SmConfig& sm) {
+  auto policy = sm.qos.enabled ? sm.qos_policy : nullptr;
+  if (policy)
+    log_.info(sm::code::qos_policy_loaded, "QoS policy: {} port groups, {} levels, {} rules; PathRecords answer its SLs",
+              policy->groups.size(), policy->levels.size(), policy->rules.size());
+  qos_sls_unused_said_ = false;
+  sa_->set_qos_policy(std::move(policy));
+}
+
 void Service::reconfigure(const sm::SmConfig& next, const sm::perfmgr::Config& perf, const sm::adapt::Config& adapt) {
   manager_->reconfigure(next);
+  use_qos_policy(next);
   multicast_->set_partitions(next.partitions);
   perf_->reconfigure(perf);
   hints_.reconfigure(adapt);

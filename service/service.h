@@ -116,6 +116,8 @@ class Service final : public mad::Reactor {
   void log_lids(const sm::Subnet& s) const;
   void note_peers(const std::vector<ha::Peer>& peers);
   void note_groups();
+  // The QoS policy the SA answers PathRecord SLs from: `sm`'s when qos is on (at start, SIGHUP).
+  void use_qos_policy(const sm::SmConfig& sm);
   void write_buffered();
   int64_t wall_ms() const { return cfg_.wall_ms(); }
 
@@ -137,6 +139,7 @@ class Service final : public mad::Reactor {
   // The index of the last sweep that configured the subnet: the SA answers from it while this
   // SM is master, and the next such sweep is compared with it (traps 64/65).
   std::shared_ptr<const sm::sa::Index> index_;
+  bool qos_sls_unused_said_ = false;  // W0908 once per policy loaded
   bool sa_current_ = true;   // false after standing by: another SM may have changed the store
   StoreStatus store_status_;
   mad::Nanos next_flush_{0};

@@ -129,6 +129,8 @@ struct LogCode {
   X(sa_answer, 904, debug, quiet, "the SA answered a request: method, attribute, status, size")        \
   X(sa_send_failed, 905, debug, quiet, "the SA could not send an answer")                              \
   X(sa_rmpp_send_failed, 906, debug, quiet, "the SA could not hand an RMPP answer to the transport")   \
+  X(qos_policy_loaded, 907, info, event, "the QoS policy PathRecords answer SLs from: port groups, levels, rules") \
+  X(qos_policy_sls_unused, 908, warn, event, "the routing engine gives SLs of its own (VL layers): the QoS policy's SLs are not used") \
   X(trap_65_sent, 930, info, quiet, "an end port left service: trap 65 to the subscribers")            \
   X(subscriptions_dropped, 931, info, quiet, "an end port left service: its subscriptions dropped")    \
   X(reports_unanswered, 932, warn, event, "too many Reports unanswered: a notice not reported")        \

@@ -39,6 +39,7 @@
 #include "sm/memory.h"
 #include "sm/multicast_tables.h"
 #include "sm/partitions/partitions.h"
+#include "sm/qos_policy/policy.h"
 #include "sm/pending_sweeps.h"
 #include "sm/program/lft_verifier.h"
 #include "sm/program/pkey_writer.h"
@@ -81,6 +82,9 @@ struct SmConfig {
   mkey::Secret m_key_secret;
   // SL-to-VL and VL arbitration tables (qos_config.h); off: the SM leaves them as they are.
   QosOptions qos;
+  // The QoS policy (qos_policy_file, sm/qos_policy/): the SL and limits the SA answers in
+  // PathRecords when qos is on; null: none (SL 0). Shared: a SIGHUP swaps it whole.
+  std::shared_ptr<const qos::Policy> qos_policy;
 };
 
 // What this SM remembers from before it started (the store keeps it): the GUID -> LID map,

@@ -20,6 +20,19 @@ void Index::Records::add(Lid lid, std::span<const uint8_t> rec) {
   bytes.insert(bytes.end(), rec.begin(), rec.end());
 }
 
+qos::PortFacts Index::facts(const Endport& e) const {
+  qos::PortFacts f;
+  f.guid = e.guid;
+  const Node& n = topo_->node(e.node);
+  f.type = n.type;
+  const NodeRec* rec = subnet_->node(e.node);
+  f.node_desc = rec && !rec->description.empty() ? std::string_view(rec->description) : std::string_view(n.description);
+  f.port = e.port.value();
+  f.self = e.guid == subnet_->sm.port_guid;
+  f.pkeys = pkeys(e);
+  return f;
+}
+
 Index Index::of(std::shared_ptr<const Subnet> subnet, uint8_t packet_life) {
   Index ix;
   ix.subnet_ = std::move(subnet);

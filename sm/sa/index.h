@@ -16,6 +16,7 @@
 
 #include "mad/sa_path_record.h"
 #include "mad/sa_records.h"
+#include "sm/qos_policy/match.h"
 #include "sm/subnet.h"
 
 namespace sm::sa {
@@ -77,6 +78,10 @@ class Index {
   // The path the LFTs give from `src` to `dst` (nullopt: not routed, a loop, or a dead link).
   std::optional<PathInfo> path(const Endport& src, const Endport& dst) const;
   uint8_t packet_life() const { return packet_life_; }
+  // What a QoS policy's port groups test of an end port (sm/qos_policy/match.h).
+  qos::PortFacts facts(const Endport& e) const;
+  // The routing engine gave SLs of its own (VL layers): they, not a QoS policy's, answer.
+  bool engine_sls() const { return tables_->has_sls(); }
 
  private:
   // P_KeyTableRecords: every block of every end port's and switch port's P_Key table this SM

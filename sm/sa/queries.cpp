@@ -111,10 +111,20 @@ std::vector<const Endport*> ends(const Index& ix, uint64_t mask, uint64_t lid_bi
   return out;
 }
 
+// A QoS level on a path: its SL (unless the routing engine's stands), the MTU and rate at
+// most its limits, its PacketLifeTime (OpenSM's; a path to itself keeps 0).
+void apply_level(const qos::Level& l, PathRecord& p, unsigned hops, bool take_sl) {
+  if (take_sl) p.sl = l.sl;
+  if (l.mtu_limit && p.mtu > *l.mtu_limit) p.mtu = *l.mtu_limit;
+  if (l.rate_limit && mad::rate::tenths_gbps(p.rate) > mad::rate::tenths_gbps(*l.rate_limit)) p.rate = *l.rate_limit;
+  if (l.packet_life && hops != 0) p.pkt_life = *l.packet_life;
+}
+
 // `requester`: the port the query came from, when the index knows it: it sees only paths
-// between ports it shares a partition with, or is (as OpenSM answers).
+// between ports it shares a partition with, or is (as OpenSM answers). `policy`: the QoS
+// policy; its SLs unless the routing engine gives SLs (those keep its routes free of deadlock).
 Result path_records(const Index& ix, std::span<const uint8_t> data, uint64_t mask, uint64_t prefix,
-                    const Endport* requester) {
+                    const Endport* requester, const qos::Policy* policy) {
   if (mad::unknown_components(mask, PathRecord::components().size())) return fail(mad::sa_status::req_invalid);
   auto q = PathRecord::decode(data);
   if (!q) return fail(mad::sa_status::req_invalid);
@@ -125,13 +135,20 @@ Result path_records(const Index& ix, std::span<const uint8_t> data, uint64_t mas
   const auto srcs = ends(ix, mask, PathRecord::c_slid, PathRecord::c_sgid, q->slid, q->sgid, &status);
   const auto dsts = ends(ix, mask, PathRecord::c_dlid, PathRecord::c_dgid, q->dlid, q->dgid, &status);
   if (status != mad::status::ok) return fail(status);
-  if ((mask & PathRecord::c_sl) && q->sl != 0) return Result{};  // one SL (no QoS)
+  const bool policy_sls = policy && !ix.engine_sls();
+  if (!policy_sls && (mask & PathRecord::c_sl) && q->sl != 0) return Result{};  // one SL (no QoS)
+  qos::Query match;
+  if (mask & (PathRecord::c_service_id_msb | PathRecord::c_service_id_lsb)) match.service_id = q->service_id;
+  if (mask & PathRecord::c_pkey) match.pkey = q->pkey;
+  if (mask & PathRecord::c_qos_class) match.qos_class = q->qos_class;
+  qos::PortFacts src_facts, dst_facts;
   auto visible = [&](const Endport* e) {
     return sees(ix, requester, e);
   };
   Result r;
   for (const Endport* s : srcs) {
     if (!visible(s)) continue;
+    if (policy) src_facts = ix.facts(*s);
     for (const Endport* d : dsts) {
       if (!visible(d)) continue;
       // A path exists only within a partition both ends share (sm/partitions/pkey_match.h);
@@ -159,6 +176,13 @@ Result path_records(const Index& ix, std::span<const uint8_t> data, uint64_t mas
       p.mtu = pi->mtu;
       p.rate = pi->rate;
       p.pkt_life = pi->hops == 0 ? 0 : ix.packet_life();  // to itself: nothing crossed
+      if (policy) {
+        dst_facts = ix.facts(*d);
+        match.source = &src_facts;
+        match.destination = &dst_facts;
+        apply_level(qos::level_for(*policy, match), p, pi->hops, policy_sls);
+        if (policy_sls && (mask & PathRecord::c_sl) && q->sl != p.sl) continue;
+      }
       if ((mask & PathRecord::c_mtu) &&
           !selected((mask & PathRecord::c_mtu_selector) ? q->mtu_selector : 2, p.mtu, q->mtu))
         continue;
@@ -193,7 +217,7 @@ mad::ClassPortInfo class_port_info() {
 }  // namespace
 
 Answer answer_query(const Index* ix, std::span<Handler* const> handlers, const mad::MadBytes& request,
-                    const mad::MadAddress& from, uint64_t subnet_prefix) {
+                    const mad::MadAddress& from, uint64_t subnet_prefix, const qos::Policy* qos_policy) {
   Answer a;
   auto req = mad::decode_sa_mad(request);
   if (!req || mad::method::is_response(req->header.method)) return a;  // nothing to answer
@@ -277,7 +301,7 @@ Answer answer_query(const Index* ix, std::span<Handler* const> handlers, const m
       break;
     case mad::sa_attr::path_record:
       size = PathRecord::kSize;
-      r = path_records(*ix, data, req->comp_mask, subnet_prefix, requester);
+      r = path_records(*ix, data, req->comp_mask, subnet_prefix, requester, qos_policy);
       break;
     default:
       return error(mad::status::unsupported_method_attr);

@@ -21,8 +21,9 @@ struct Answer {
 };
 
 // `ix` may be null (no index yet): requests get a busy status. `handlers` answer the
-// attributes they claim (Set and Delete reach only them); the index the rest.
+// attributes they claim (Set and Delete reach only them); the index the rest. `qos_policy`:
+// PathRecords carry the SL and limits of the level each query matches (null: SL 0).
 Answer answer_query(const Index* ix, std::span<Handler* const> handlers, const mad::MadBytes& request,
-                    const mad::MadAddress& from, uint64_t subnet_prefix);
+                    const mad::MadAddress& from, uint64_t subnet_prefix, const qos::Policy* qos_policy = nullptr);
 
 }  // namespace sm::sa

@@ -103,7 +103,7 @@ void Server::send_all(const mad::MadAddress& to, const std::vector<mad::MadBytes
 }
 
 void Server::serve(const mad::Packet& p) {
-  Answer a = answer_query(index_.get(), handlers_, p.mad, p.addr, cfg_.subnet_prefix);
+  Answer a = answer_query(index_.get(), handlers_, p.mad, p.addr, cfg_.subnet_prefix, qos_policy_.get());
   if (!a.respond) return;
   if (a.response.header.status != mad::status::ok) ++stats_.errors;
   ++stats_.answered;
@@ -146,7 +146,7 @@ void Server::serve(const mad::Packet& p) {
 }
 
 std::vector<mad::MadBytes> Server::answer(const mad::Packet& request) {
-  Answer a = answer_query(index_.get(), handlers_, request.mad, request.addr, cfg_.subnet_prefix);
+  Answer a = answer_query(index_.get(), handlers_, request.mad, request.addr, cfg_.subnet_prefix, qos_policy_.get());
   if (!a.respond) return {};
   if (!a.rmpp) return {mad::encode_sa_mad(a.response)};
   mad::RmppSender sender(mad::encode_sa_mad(a.response), std::move(a.payload), mad::kSaHeaderSize,

@@ -47,6 +47,9 @@ class Server {
   // A new index (after a sweep that configured the subnet), or none (not master: no answers).
   void set_index(std::shared_ptr<const Index> ix) { index_ = std::move(ix); }
   const std::shared_ptr<const Index>& index() const { return index_; }
+  // The QoS policy PathRecords answer SLs from (null: none, SL 0); a SIGHUP swaps it.
+  void set_qos_policy(std::shared_ptr<const qos::Policy> p) { qos_policy_ = std::move(p); }
+  const qos::Policy* qos_policy() const { return qos_policy_.get(); }
   // A handler for the attributes it claims (sm/sa/handler.h); it must outlive the server.
   void add_handler(Handler& h) { handlers_.push_back(&h); }
   // A class-0x03 MAD: a request (queued), or an RMPP ACK/STOP/ABORT for one of our answers.
@@ -78,6 +81,7 @@ class Server {
   Logger& log_;
   ServerConfig cfg_;
   std::shared_ptr<const Index> index_;
+  std::shared_ptr<const qos::Policy> qos_policy_;
   std::vector<Handler*> handlers_;
   std::map<uint16_t, std::deque<mad::Packet>> queues_;  // by source LID
   uint16_t next_source_ = 0;                             // round robin position

@@ -192,3 +192,41 @@ TEST_CASE("M_Key options: the secret file must be owner-only, not with level 2; 
   CHECK(error_of(f, "m_key hidden\n").find("not shown") != std::string::npos);
   CHECK_FALSE(read(f, "m_key_protection_level 4\n"));
 }
+
+// qos_policy_file: read by load_config (what the daemon does at start and on SIGHUP), its port
+// groups' partition names resolved against the partitions file; a bad file refused with the
+// option's line and the policy file's; a missing one is no policy, said when qos is on.
+TEST_CASE("config files: qos_policy_file is read, checked, and resolved against the partitions") {
+  Files f;
+  const boost::program_options::variables_map none;
+  const std::string policy = f.write("qos-policy.conf",
+                                     "port-groups\n port-group\n  name: S\n  partition: storage\n end-port-group\n"
+                                     "end-port-groups\nqos-ulps\n default : 2\n any, service-id 0x6234 : 6\nend-qos-ulps\n");
+  const std::string parts = f.write("partitions.conf", "Default=0x7fff : ALL=full ;\nstorage=0x0002 : ALL=full ;\n");
+  auto ok = cli::load_config(f.write("a.conf", "qos TRUE\npartition_config_file " + parts + "\nqos_policy_file " +
+                                                   policy + "\n"), none);
+  REQUIRE_MESSAGE(ok, (ok ? "" : ok.error().message));
+  REQUIRE(ok->sm.qos_policy);
+  CHECK(ok->sm.qos_policy->rules.size() == 1);
+  CHECK(ok->sm.qos_policy->groups[0].pkeys == sm::qos::Ranges{{2, 2}});
+  CHECK(ok->notes.empty());
+  // The partition it names is not in the partitions file: refused, with the policy file's line.
+  auto unknown = cli::load_config(f.write("b.conf", "qos TRUE\nqos_policy_file " + policy + "\n"), none);
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().message.starts_with(f.dir.file("b.conf") + ":2: qos_policy_file: " + policy + ":4:"));
+  // A bad value: the option's file and line, then the policy file's.
+  const std::string bad = f.write("bad-policy.conf", "qos-ulps\n default : 0\n any, pkey 0x10000 : 1\nend-qos-ulps\n");
+  auto refused = cli::load_config(f.write("c.conf", "qos_policy_file = " + bad + "\n"), none);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message.starts_with(f.dir.file("c.conf") + ":1: qos_policy_file: " + bad + ":3: pkey"));
+  // OpenSM's default path, not there: no policy; a note only when qos is on.
+  auto off = cli::load_config(f.write("d.conf", "qos_policy_file /nonexistent/qos-policy.conf\n"), none);
+  REQUIRE(off);
+  CHECK_FALSE(off->sm.qos_policy);
+  CHECK(off->notes.empty());
+  auto on = cli::load_config(f.write("e.conf", "qos TRUE\nqos_policy_file /nonexistent/qos-policy.conf\n"), none);
+  REQUIRE(on);
+  CHECK_FALSE(on->sm.qos_policy);
+  REQUIRE(on->notes.size() == 1);
+  CHECK(on->notes[0].starts_with("qos_policy_file /nonexistent/qos-policy.conf does not exist"));
+}

@@ -9,7 +9,7 @@ import sys
 # Folder (longest prefix wins) -> the folders its files may include.
 MAD = ["mad/"]
 FABRIC = MAD + ["fabric/"]
-CORE = FABRIC + ["routing/", "ha/", "sm/partitions/", "sm/types.h"]
+CORE = FABRIC + ["routing/", "ha/", "sm/partitions/", "sm/qos_policy/", "sm/types.h"]
 CORE_ALL = CORE + ["sm/"]  # the core's own files (its sub-libraries excluded below)
 RULES = {
     "mad/": MAD,
@@ -18,6 +18,7 @@ RULES = {
     "routing/": FABRIC + ["routing/"],
     "ha/": MAD + ["ha/"],
     "sm/partitions/": FABRIC + ["sm/partitions/", "sm/types.h"],
+    "sm/qos_policy/": FABRIC + ["sm/partitions/", "sm/qos_policy/", "sm/types.h"],
     "sm/": CORE_ALL,
     "sm/perfmgr/": CORE_ALL,
     "sm/adapt/": CORE_ALL,
