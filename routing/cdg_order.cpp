@@ -29,6 +29,7 @@ ChannelOrder::ChannelOrder(const FabricView& fv) : fv_(&fv) {
   dep_off_[n] = off;
   flag_.assign(off, 0);
   ref_.assign(off, 0);
+  refused_.assign(off, 0);
   ord_.resize(n);
   at_.resize(n);
   for (uint32_t a = 0; a < n; ++a) ord_[a] = at_[a] = a;
@@ -97,9 +98,13 @@ void ChannelOrder::backward(uint32_t from, uint32_t lower) {
 }
 
 bool ChannelOrder::add(uint32_t c, uint32_t d, bool* added) {
-  uint8_t& f = flag_[slot(c, d)];
+  const uint32_t at = slot(c, d);
+  uint8_t& f = flag_[at];
   if (added) *added = false;
   if (f) return true;
+  // Refused since the last removal: still refused (adding only ever closes more cycles), and
+  // the search that found the cycle was most of the engine's time on fat trees.
+  if (refused_[at] == epoch_) return false;
   const uint32_t lower = ord_[d], upper = ord_[c];
   if (lower < upper) {
     // Pearce-Kelly: what d reaches below c's position must move after what reaches c.
@@ -109,7 +114,10 @@ bool ChannelOrder::add(uint32_t c, uint32_t d, bool* added) {
     }
     fwd_.clear();
     bwd_.clear();
-    if (forward(d, upper, c)) return false;
+    if (forward(d, upper, c)) {
+      refused_[at] = epoch_;
+      return false;
+    }
     backward(c, lower);
     const auto by_pos = [&](uint32_t x, uint32_t y) { return ord_[x] < ord_[y]; };
     std::sort(fwd_.begin(), fwd_.end(), by_pos);

@@ -12,6 +12,7 @@
 // allocation after construction.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -40,6 +41,10 @@ class ChannelOrder {
   // Removes c -> d (removing never breaks the order).
   void remove(uint32_t c, uint32_t d) {
     uint8_t& f = flag_[slot(c, d)];
+    if (f && ++epoch_ == 0) {  // what was refused may fit now
+      std::fill(refused_.begin(), refused_.end(), 0);
+      epoch_ = 1;
+    }
     count_ -= f;
     f = 0;
   }
@@ -69,6 +74,8 @@ class ChannelOrder {
   std::vector<SwIdx> head_, tail_;
   std::vector<uint8_t> flag_;
   std::vector<uint32_t> ref_;
+  std::vector<uint32_t> refused_;  // the epoch_ in which the dependency was refused
+  uint32_t epoch_ = 1;             // advanced by every removal
   std::vector<uint32_t> ord_, at_;  // position of each channel, and the channel at each position
   std::vector<uint32_t> mark_;      // visit stamps of the current search
   uint32_t stamp_ = 0;
