@@ -1,0 +1,174 @@
+// Destinations go in dest_rounds() order. Each depends on the loads its predecessors left,
+// which makes the loop sequential; large fabrics grow a batch of trees at once from the same
+// loads (in parallel) and add their loads in order. The batch size depends on the fabric
+// only, so the tables do not depend on the thread count.
+#include "routing/vl_trees.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <queue>
+#include <tuple>
+
+#include "routing/parallel.h"
+#include "routing/vl_layers.h"
+
+namespace routing {
+
+namespace {
+
+constexpr uint32_t kNoTreeArc = UINT32_MAX;
+
+// Grows one destination's tree toward its switch: chan[s] is the arc s leaves by (kNoTreeArc
+// at the root and where the tree does not reach); order lists the switches root first, each
+// after the switch its arc enters.
+class TreeGrower {
+ public:
+  TreeGrower(const FabricView& fv, std::span<const uint32_t> rev, std::span<const SwIdx> tail, uint64_t base)
+      : fv_(fv), rev_(rev), tail_(tail), base_(base), seen_(fv.switch_count(), 0), dist_(fv.switch_count(), 0),
+        hop_(fv.switch_count(), 0) {}
+
+  void grow(SwIdx root, std::span<const uint64_t> load, bool min_hop, std::vector<uint32_t>& chan,
+            std::vector<SwIdx>& order) {
+    if (++stamp_ == 0) {
+      std::fill(seen_.begin(), seen_.end(), 0);
+      stamp_ = 1;
+    }
+    chan.assign(fv_.switch_count(), kNoTreeArc);
+    order.clear();
+    if (min_hop) return shortest(root, load, chan, order);
+    heap_ = {};
+    heap_.emplace(0, root, kNoTreeArc);
+    while (!heap_.empty()) {
+      const auto [d, x, c] = heap_.top();
+      heap_.pop();
+      if (seen_[x] == stamp_) continue;
+      seen_[x] = stamp_;
+      chan[x] = c;
+      order.push_back(x);
+      for (uint32_t k = 0; k < fv_.arcs(x).size(); ++k) {
+        const uint32_t in = rev_[fv_.arc_base(x) + k];  // y -> x
+        const SwIdx y = tail_[in];
+        if (seen_[y] != stamp_) heap_.emplace(d + base_ + load[in], y, in);
+      }
+    }
+  }
+
+ private:
+  // Breadth first from the root; a switch takes, among its arcs one hop closer, the one with
+  // the least load on the way (lowest arc on ties).
+  void shortest(SwIdx root, std::span<const uint64_t> load, std::vector<uint32_t>& chan, std::vector<SwIdx>& order) {
+    seen_[root] = stamp_;
+    hop_[root] = 0;
+    dist_[root] = 0;
+    order.push_back(root);
+    for (size_t i = 0; i < order.size(); ++i) {
+      const SwIdx x = order[i];
+      const auto arcs = fv_.arcs(x);
+      if (x != root) {
+        uint64_t best = UINT64_MAX;
+        for (uint32_t k = 0; k < arcs.size(); ++k) {
+          const SwIdx v = arcs[k].to;
+          const uint32_t a = fv_.arc_base(x) + k;
+          if (seen_[v] != stamp_ || hop_[v] + 1u != hop_[x]) continue;
+          const uint64_t w = dist_[v] + base_ + load[a];
+          if (w < best) {
+            best = w;
+            chan[x] = a;
+          }
+        }
+        dist_[x] = best;
+      }
+      for (const Arc& a : arcs) {
+        if (seen_[a.to] == stamp_) continue;
+        seen_[a.to] = stamp_;
+        hop_[a.to] = hop_[x] + 1;
+        order.push_back(a.to);
+      }
+    }
+  }
+
+  using Entry = std::tuple<uint64_t, SwIdx, uint32_t>;  // distance, switch, its arc
+  const FabricView& fv_;
+  std::span<const uint32_t> rev_;
+  std::span<const SwIdx> tail_;
+  const uint64_t base_;
+  std::vector<uint32_t> seen_;
+  std::vector<uint64_t> dist_;
+  std::vector<uint32_t> hop_;
+  uint32_t stamp_ = 0;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap_;
+};
+
+}  // namespace
+
+RoutingTables route_trees(const FabricView& fv, const TreeOptions& opts, std::string& note) {
+  const size_t n = fv.switch_count();
+  std::vector<uint32_t> rev(fv.arc_count());
+  std::vector<SwIdx> tail(fv.arc_count()), head(fv.arc_count());
+  for (SwIdx s = 0; s < n; ++s) {
+    const auto arcs = fv.arcs(s);
+    for (uint32_t k = 0; k < arcs.size(); ++k) {
+      const uint32_t a = fv.arc_base(s) + k;
+      tail[a] = s;
+      head[a] = arcs[k].to;
+      const auto back = fv.arcs(arcs[k].to);
+      for (uint32_t j = 0; j < back.size(); ++j)
+        if (back[j].port == arcs[k].peer_port) rev[a] = fv.arc_base(arcs[k].to) + j;
+    }
+  }
+  const std::vector<uint32_t> order = dest_rounds(fv);
+  const size_t batch = std::clamp<size_t>(order.size() / 128, 1, 16);
+  const unsigned workers = worker_count(batch, opts.threads);
+  std::vector<TreeGrower> growers;
+  for (unsigned w = 0; w < workers; ++w) growers.emplace_back(fv, rev, tail, 1);
+  std::vector<std::vector<uint32_t>> chans(batch);
+  std::vector<std::vector<SwIdx>> orders(batch);
+  std::vector<uint64_t> load(fv.arc_count(), 0), flow(n, 0);
+
+  RoutingTables tables(fv.topo(), fv.max_lid());
+  RoutingDiagnostics& diag = tables.diagnostics();
+  for (size_t start = 0; start < order.size(); start += batch) {
+    const size_t m = std::min(batch, order.size() - start);
+    parallel_for(
+        m, opts.threads,
+        [&](size_t i, unsigned w) {
+          growers[w].grow(fv.dests()[order[start + i]].sw, load, opts.min_hop, chans[i], orders[i]);
+        },
+        1);
+    for (size_t i = 0; i < m; ++i) {
+      const Dest& d = fv.dests()[order[start + i]];
+      const std::vector<uint32_t>& chan = chans[i];
+      for (SwIdx s = 0; s < n; ++s) {
+        const fabric::NodeId node = fv.node_of(s);
+        if (s == d.sw) {
+          tables.set(node, d.lid, d.out);
+        } else if (chan[s] != kNoTreeArc) {
+          tables.set(node, d.lid, fv.arcs(s)[chan[s] - fv.arc_base(s)].port);
+        } else if (d.path == 0) {
+          ++diag.unrouted_pairs;
+          if (!fv.topo().node(d.node).is_switch()) diag.unrouted_ca_pairs += fv.endpoints_at(s).size();
+          if (diag.unrouted.size() < RoutingDiagnostics::kMaxListed)
+            diag.unrouted.push_back(UnroutedPair{node, d.node, d.node_port, d.lid});
+        }
+      }
+      if (d.out == 0) continue;  // a switch LID: management traffic, no load
+      const std::vector<SwIdx>& ord = orders[i];
+      for (SwIdx s : ord) flow[s] = fv.endpoints_at(s).size();
+      for (size_t k = ord.size(); k-- > 1;) {  // ord[0] is the root
+        const SwIdx s = ord[k];
+        load[chan[s]] += flow[s];
+        flow[head[chan[s]]] += flow[s];
+      }
+    }
+  }
+  std::sort(diag.unrouted.begin(), diag.unrouted.end(), [](const UnroutedPair& a, const UnroutedPair& b) {
+    return std::tie(a.from, a.lid) < std::tie(b.from, b.lid);
+  });
+  const uint64_t busiest = load.empty() ? 0 : *std::max_element(load.begin(), load.end());
+  note = fmt::format("{} paths, busiest channel {} CA routes, trees grown {} at a time", opts.min_hop ? "shortest" : "weighted",
+                     busiest, batch);
+  return tables;
+}
+
+}  // namespace routing
