@@ -4,7 +4,7 @@
 // fabric: ft3-r<k> (3-level k-ary fat tree, sim::make_fat_tree), ft3-r<k>-d<pct> (the same with
 // pct% of the switch links removed, seed 3), torus<x>x<y> (2 CAs per switch), or a path to a
 // net file. Prints one line: engine, fabric, switches, CAs, LIDs, build and route seconds, peak
-// RSS before and after routing, unrouted CA pairs.
+// RSS before and after routing, unrouted CA pairs, VLs used (engines with SLs).
 #include <sys/resource.h>
 
 #include <chrono>
@@ -77,9 +77,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::printf("%-13s %-16s switches %5zu CAs %6zu max LID %5u  build %6.2f s  route %6.2f s  "
-              "peak RSS %5ld MB (before routing %5ld MB)  unrouted CA pairs %lu\n",
+              "peak RSS %5ld MB (before routing %5ld MB)  unrouted CA pairs %lu  VLs %u\n",
               engine_name.c_str(), fabric_name.c_str(), topo.switches().size(), topo.cas().size(),
               tables->max_lid().value(), secs(t0, t1), secs(t1, t2), peak_rss_mb(), rss_before,
-              static_cast<unsigned long>(tables->diagnostics().unrouted_ca_pairs));
+              static_cast<unsigned long>(tables->diagnostics().unrouted_ca_pairs), tables->vls_used());
   return 0;
 }

@@ -4,8 +4,6 @@
 // shortest); then the routes go onto the fewest VLs whose dependency graphs are acyclic.
 // OpenSM moves the routes off each cycle of a layer to the next; the first fit of
 // vl_layers.h, longest routes first, needs no more VLs on the fabrics we measured.
-#include <fmt/format.h>
-
 #include "routing/engine.h"
 #include "routing/vl_layers.h"
 #include "routing/vl_trees.h"
@@ -25,15 +23,7 @@ class DfssspEngine final : public Engine {
   // Repaired routes would need layers of their own: the caller routes in full.
   RepairRule repair_rule() const override { return RepairRule::none; }
   Result<RoutingTables> compute(const Topology& topo, const RoutingOptions& opts) const override {
-    auto fv = FabricView::build(topo);
-    if (!fv) return std::unexpected(fv.error());
-    std::string note;
-    RoutingTables tables = route_trees(*fv, TreeOptions{false, opts.threads}, note);
-    auto layers = assign_layers(*fv, tables, std::min(opts.max_vls, kMaxDataVls));
-    if (!layers) return std::unexpected(layers.error());
-    tables.diagnostics().note_first(
-        fmt::format("dfsssp: {} VL(s) for {} routes; {}", layers->layers, layers->routes, note));
-    return tables;
+    return route_layered(topo, opts, false, name());
   }
 };
 

@@ -3,8 +3,6 @@
 // each (ingress switch, destination) route on the first layer (VL) whose channel dependency
 // graph stays acyclic. Deadlock-free on any topology, given enough VLs. Among the equally
 // short paths it takes the least loaded (vl_trees.h), where OpenSM's lash takes the first.
-#include <fmt/format.h>
-
 #include "routing/engine.h"
 #include "routing/vl_layers.h"
 #include "routing/vl_trees.h"
@@ -24,15 +22,7 @@ class LashEngine final : public Engine {
   // Repaired routes would need layers of their own: the caller routes in full.
   RepairRule repair_rule() const override { return RepairRule::none; }
   Result<RoutingTables> compute(const Topology& topo, const RoutingOptions& opts) const override {
-    auto fv = FabricView::build(topo);
-    if (!fv) return std::unexpected(fv.error());
-    std::string note;
-    RoutingTables tables = route_trees(*fv, TreeOptions{true, opts.threads}, note);
-    auto layers = assign_layers(*fv, tables, std::min(opts.max_vls, kMaxDataVls));
-    if (!layers) return std::unexpected(layers.error());
-    tables.diagnostics().note_first(
-        fmt::format("lash: {} VL(s) for {} routes; {}", layers->layers, layers->routes, note));
-    return tables;
+    return route_layered(topo, opts, true, name());
   }
 };
 

@@ -5,10 +5,11 @@
 //
 // Channels are the directed switch-to-switch arcs; a route entering a switch on c and leaving
 // on d adds c -> d to its layer. The routes are read back from the LFTs, so any tables can be
-// layered. First fit, as OpenSM's lash: each (ingress switch, destination) route goes to the
-// first layer whose CDG stays acyclic with its dependencies (one ChannelOrder per layer,
-// cdg_order.h), destinations in `dest_rounds` order and, per destination, the longest routes
-// first (they close the most cycles; the shorter ones then mostly reuse their dependencies).
+// layered. As OpenSM's lash, each route goes to a layer whose CDG stays acyclic with its
+// dependencies (one ChannelOrder per layer, cdg_order.h), or to a new one: the longest routes
+// first (they close the most cycles), best fit (the layer that holds most of its dependencies
+// already, so similar routes gather); a route that is the tail of a placed one goes on that
+// one's layer at no cost. Then the last layer is emptied into the others where it can be.
 // Routes from switches without endpoints carry no CA traffic and keep SL 0.
 #pragma once
 
@@ -35,8 +36,9 @@ struct LayerStats {
   uint64_t routes = 0;  // (ingress switch, destination LID) routes layered
 };
 
-// Sets the SLs of `tables` (reserve_sls() first). Fails, saying how many VLs it would need,
-// when that is more than `max_vls`.
-mad::Result<LayerStats> assign_layers(const FabricView& fv, RoutingTables& tables, unsigned max_vls);
+// Sets the SLs of `tables` (routes are collected in parallel; the result does not depend on
+// `threads`). Fails, saying how many VLs it would need, when that is more than `max_vls`.
+mad::Result<LayerStats> assign_layers(const FabricView& fv, RoutingTables& tables, unsigned max_vls,
+                                      unsigned threads);
 
 }  // namespace routing

@@ -1,7 +1,6 @@
 // Destinations go in dest_rounds() order. Each depends on the loads its predecessors left,
-// which makes the loop sequential; large fabrics grow a batch of trees at once from the same
-// loads (in parallel) and add their loads in order. The batch size depends on the fabric
-// only, so the tables do not depend on the thread count.
+// which makes the loop sequential (the batch below could grow trees in parallel from the same
+// loads, but that spoils the balance); the layering after it collects routes in parallel.
 #include "routing/vl_trees.h"
 
 #include <fmt/format.h>
@@ -118,7 +117,9 @@ RoutingTables route_trees(const FabricView& fv, const TreeOptions& opts, std::st
     }
   }
   const std::vector<uint32_t> order = dest_rounds(fv);
-  const size_t batch = std::clamp<size_t>(order.size() / 128, 1, 16);
+  // Trees grown side by side from the same loads herd onto the same links (a batch of 10 on
+  // ft3-r16: 7680 routes on the busiest link, 1640 one at a time): one at a time.
+  const size_t batch = 1;
   const unsigned workers = worker_count(batch, opts.threads);
   std::vector<TreeGrower> growers;
   for (unsigned w = 0; w < workers; ++w) growers.emplace_back(fv, rev, tail, 1);
@@ -126,6 +127,19 @@ RoutingTables route_trees(const FabricView& fv, const TreeOptions& opts, std::st
   std::vector<std::vector<SwIdx>> orders(batch);
   std::vector<uint64_t> load(fv.arc_count(), 0), flow(n, 0);
 
+  // With trees_per_switch k: the tree of each destination is its switch's tree number
+  // (its port's rank on the switch) mod k; a switch LID takes tree 0.
+  const size_t k = opts.trees_per_switch;
+  std::vector<size_t> key(order.size(), 0);
+  std::vector<std::vector<uint32_t>> tree_chan(k == 0 ? 0 : n * k);
+  std::vector<std::vector<SwIdx>> tree_ord(tree_chan.size());
+  if (k != 0) {
+    std::vector<size_t> seen(n, 0);
+    for (size_t i = 0; i < order.size(); ++i) {
+      const Dest& d = fv.dests()[order[i]];
+      key[i] = d.sw * k + (d.out == 0 ? 0 : seen[d.sw]++ % k);
+    }
+  }
   RoutingTables tables(fv.topo(), fv.max_lid());
   RoutingDiagnostics& diag = tables.diagnostics();
   for (size_t start = 0; start < order.size(); start += batch) {
@@ -133,11 +147,21 @@ RoutingTables route_trees(const FabricView& fv, const TreeOptions& opts, std::st
     parallel_for(
         m, opts.threads,
         [&](size_t i, unsigned w) {
+          if (k != 0 && !tree_chan[key[start + i]].empty()) return;  // grown already
           growers[w].grow(fv.dests()[order[start + i]].sw, load, opts.min_hop, chans[i], orders[i]);
         },
         1);
     for (size_t i = 0; i < m; ++i) {
       const Dest& d = fv.dests()[order[start + i]];
+      if (k != 0) {  // the first destination of its key grew the tree; the others share it
+        const size_t t = key[start + i];
+        if (tree_chan[t].empty()) {
+          tree_chan[t] = chans[i];
+          tree_ord[t] = orders[i];
+        }
+        chans[i] = tree_chan[t];
+        orders[i] = tree_ord[t];
+      }
       const std::vector<uint32_t>& chan = chans[i];
       for (SwIdx s = 0; s < n; ++s) {
         const fabric::NodeId node = fv.node_of(s);
@@ -155,8 +179,8 @@ RoutingTables route_trees(const FabricView& fv, const TreeOptions& opts, std::st
       if (d.out == 0) continue;  // a switch LID: management traffic, no load
       const std::vector<SwIdx>& ord = orders[i];
       for (SwIdx s : ord) flow[s] = fv.endpoints_at(s).size();
-      for (size_t k = ord.size(); k-- > 1;) {  // ord[0] is the root
-        const SwIdx s = ord[k];
+      for (size_t j = ord.size(); j-- > 1;) {  // ord[0] is the root
+        const SwIdx s = ord[j];
         load[chan[s]] += flow[s];
         flow[head[chan[s]]] += flow[s];
       }
@@ -166,9 +190,35 @@ RoutingTables route_trees(const FabricView& fv, const TreeOptions& opts, std::st
     return std::tie(a.from, a.lid) < std::tie(b.from, b.lid);
   });
   const uint64_t busiest = load.empty() ? 0 : *std::max_element(load.begin(), load.end());
-  note = fmt::format("{} paths, busiest channel {} CA routes, trees grown {} at a time", opts.min_hop ? "shortest" : "weighted",
-                     busiest, batch);
+  note = fmt::format("{} paths, {}, busiest channel {} CA routes",
+                     opts.min_hop ? "shortest" : "weighted",
+                     k == 0 ? std::string("a tree per destination LID") : fmt::format("{} tree(s) per switch", k), busiest);
   return tables;
+}
+
+}  // namespace routing
+
+namespace routing {
+
+mad::Result<RoutingTables> route_layered(const fabric::Topology& topo, const RoutingOptions& opts, bool min_hop,
+                                         std::string_view engine) {
+  auto fv = FabricView::build(topo);
+  if (!fv) return std::unexpected(fv.error());
+  const unsigned max_vls = std::clamp(opts.max_vls, 1u, kMaxDataVls);
+  mad::Error last;
+  for (unsigned k : {0u, 2u, 1u}) {
+    std::string note;
+    RoutingTables tables = route_trees(*fv, TreeOptions{min_hop, opts.threads, k}, note);
+    auto layers = assign_layers(*fv, tables, max_vls, opts.threads);
+    if (!layers) {
+      last = layers.error();
+      continue;
+    }
+    tables.diagnostics().note_first(
+        fmt::format("{}: {} VL(s) for {} routes; {}", engine, layers->layers, layers->routes, note));
+    return tables;
+  }
+  return std::unexpected(last);
 }
 
 }  // namespace routing

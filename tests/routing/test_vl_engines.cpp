@@ -67,21 +67,36 @@ TEST_CASE("vl engines: a ring needs two VLs, and the per-SL check can fail") {
   }
 }
 
-TEST_CASE("vl engines: too few VLs is an error that says how many it needs") {
-  const fabric::Topology topo = make(sim::make_torus({.dims = {5, 5}, .cas_per_switch = 1}));
+TEST_CASE("vl engines: fewer VLs allowed, fewer trees; too few is an error that says how many") {
+  const fabric::Topology topo = make(sim::make_torus({.dims = {5, 5}, .cas_per_switch = 2}));
   for (const std::string name : {"lash", "dfsssp"}) {
     CAPTURE(name);
-    const unsigned need = route(name, topo).vls_used();
+    const routing::RoutingTables full = check_vl_engine(name, topo);
+    const unsigned need = full.vls_used();
     REQUIRE(need >= 2);
     auto e = engine(name);
-    auto r = e->compute(topo, {.max_vls = need - 1});
+    // One VL cannot hold a torus's routes: the error names the VLs of the fewest-trees attempt.
+    auto r = e->compute(topo, {.max_vls = 1});
     REQUIRE_FALSE(r.has_value());
-    CHECK(r.error().message == "needs " + std::to_string(need) + " VLs, max_vls allows " + std::to_string(need - 1));
-    // ... so a chain moves on.
-    auto chain = routing::compute_chain(name + ",updn", topo, {.max_vls = need - 1});
+    const std::string& msg = r.error().message;
+    REQUIRE(msg.starts_with("needs "));
+    REQUIRE(msg.ends_with(" VLs, max_vls allows 1"));
+    const unsigned least = static_cast<unsigned>(std::stoul(msg.substr(6)));
+    CHECK(least >= 2);
+    CHECK(least <= need);
+    // With that many it routes, within them, and so for every budget in between.
+    for (unsigned vls = least; vls <= need; ++vls) CHECK(check_vl_engine(name, topo, vls).vls_used() <= vls);
+    if (least > 2) {
+      auto below = e->compute(topo, {.max_vls = least - 1});
+      REQUIRE_FALSE(below.has_value());
+      CHECK(below.error().message == "needs " + std::to_string(least) + " VLs, max_vls allows " + std::to_string(least - 1));
+    }
+    // ... and a chain moves on.
+    auto chain = routing::compute_chain(name + ",updn", topo, {.max_vls = 1});
     REQUIRE(chain.has_value());
     CHECK(chain->used == "updn");
-    CHECK(check_vl_engine(name, topo, need).vls_used() == need);
+    REQUIRE(chain->passed_over.size() == 1);
+    CHECK(chain->passed_over[0] == name + ": " + msg);
   }
 }
 
