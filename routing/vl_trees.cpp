@@ -25,12 +25,13 @@ class TreeGrower {
  public:
   TreeGrower(const FabricView& fv, std::span<const uint32_t> rev, std::span<const SwIdx> tail, uint64_t base)
       : fv_(fv), rev_(rev), tail_(tail), base_(base), seen_(fv.switch_count(), 0), dist_(fv.switch_count(), 0),
-        hop_(fv.switch_count(), 0) {}
+        hop_(fv.switch_count(), 0), tent_(fv.switch_count(), 0), tent_seen_(fv.switch_count(), 0) {}
 
   void grow(SwIdx root, std::span<const uint64_t> load, bool min_hop, std::vector<uint32_t>& chan,
             std::vector<SwIdx>& order) {
     if (++stamp_ == 0) {
       std::fill(seen_.begin(), seen_.end(), 0);
+      std::fill(tent_seen_.begin(), tent_seen_.end(), 0);
       stamp_ = 1;
     }
     chan.assign(fv_.switch_count(), kNoTreeArc);
@@ -38,6 +39,7 @@ class TreeGrower {
     if (min_hop) return shortest(root, load, chan, order);
     heap_ = {};
     heap_.emplace(0, root, kNoTreeArc);
+    // tent_ holds the best tentative distance (tent_seen_ stamps it): only improvements are pushed.
     while (!heap_.empty()) {
       const auto [d, x, c] = heap_.top();
       heap_.pop();
@@ -48,7 +50,13 @@ class TreeGrower {
       for (uint32_t k = 0; k < fv_.arcs(x).size(); ++k) {
         const uint32_t in = rev_[fv_.arc_base(x) + k];  // y -> x
         const SwIdx y = tail_[in];
-        if (seen_[y] != stamp_) heap_.emplace(d + base_ + load[in], y, in);
+        if (seen_[y] == stamp_) continue;
+        const uint64_t dy = d + base_ + load[in];
+        // Equal distances are pushed too: the heap's (distance, switch, arc) order breaks ties.
+        if (tent_seen_[y] == stamp_ && dy > tent_[y]) continue;
+        tent_seen_[y] = stamp_;
+        tent_[y] = dy;
+        heap_.emplace(dy, y, in);
       }
     }
   }
@@ -95,6 +103,8 @@ class TreeGrower {
   std::vector<uint32_t> seen_;
   std::vector<uint64_t> dist_;
   std::vector<uint32_t> hop_;
+  std::vector<uint64_t> tent_;
+  std::vector<uint32_t> tent_seen_;
   uint32_t stamp_ = 0;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap_;
 };
