@@ -20,6 +20,7 @@ class DfssspEngine final : public Engine {
   }
   bool deadlock_free() const override { return true; }
   unsigned vls() const override { return kMaxDataVls; }
+  std::string_view topologies() const override { return "any, within max_vls VLs"; }
   // Repaired routes would need layers of their own: the caller routes in full.
   RepairRule repair_rule() const override { return RepairRule::none; }
   Result<RoutingTables> compute(const Topology& topo, const RoutingOptions& opts) const override {
