@@ -77,6 +77,12 @@ class Index {
   // The path the LFTs give from `src` to `dst` (nullopt: not routed, a loop, or a dead link).
   std::optional<PathInfo> path(const Endport& src, const Endport& dst) const;
   uint8_t packet_life() const { return packet_life_; }
+  // The SL of packets from `src` to `dst`: the routing's SL for the switch they enter the
+  // fabric at (a CA's: the switch its port is cabled to; a switch's: itself) and `dst`'s
+  // LID; 0 for tables without SLs (routing/tables.h).
+  uint8_t sl(const Endport& src, const Endport& dst) const;
+  // The SL multicast rides with VL layers (sm/subnet.h); none: the group's own.
+  std::optional<uint8_t> multicast_sl() const { return subnet_ ? subnet_->multicast_sl : std::nullopt; }
 
  private:
   // P_KeyTableRecords: every block of every end port's and switch port's P_Key table this SM

@@ -125,7 +125,6 @@ Result path_records(const Index& ix, std::span<const uint8_t> data, uint64_t mas
   const auto srcs = ends(ix, mask, PathRecord::c_slid, PathRecord::c_sgid, q->slid, q->sgid, &status);
   const auto dsts = ends(ix, mask, PathRecord::c_dlid, PathRecord::c_dgid, q->dlid, q->dgid, &status);
   if (status != mad::status::ok) return fail(status);
-  if ((mask & PathRecord::c_sl) && q->sl != 0) return Result{};  // one SL (no QoS)
   auto visible = [&](const Endport* e) {
     return sees(ix, requester, e);
   };
@@ -139,6 +138,10 @@ Result path_records(const Index& ix, std::span<const uint8_t> data, uint64_t mas
       const auto pkey = (mask & PathRecord::c_pkey) ? shared_pkey(ix.pkeys(*s), ix.pkeys(*d), q->pkey)
                                                     : common_pkey(ix.pkeys(*s), ix.pkeys(*d));
       if (!pkey) continue;
+      // The routing's SL (VL layers: the one that keeps this route's layer acyclic); a
+      // requester asking for another SL gets no path.
+      const uint8_t sl = ix.sl(*s, *d);
+      if ((mask & PathRecord::c_sl) && q->sl != sl) continue;
       auto pi = ix.path(*s, *d);
       if (!pi) continue;
       PathRecord p;
@@ -154,7 +157,7 @@ Result path_records(const Index& ix, std::span<const uint8_t> data, uint64_t mas
       p.tclass = (mask & PathRecord::c_tclass) ? q->tclass : 0;
       p.reversible = true;  // LFT routes are symmetric enough for any reply: every pair is routed
       p.pkey = (mask & PathRecord::c_pkey) ? q->pkey : *pkey;
-      p.sl = 0;
+      p.sl = sl;
       p.mtu_selector = p.rate_selector = p.pkt_life_selector = 2;
       p.mtu = pi->mtu;
       p.rate = pi->rate;
