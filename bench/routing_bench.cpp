@@ -1,10 +1,10 @@
 // bench_routing: compute time and peak RSS of one routing engine on one generated fabric.
 // Figures, not pass/fail. Run one engine per process (peak RSS is per process):
-//   bench_routing <engine> <fabric> [threads]
+//   bench_routing <engine> <fabric> [threads [max_vls [metrics]]]
 // fabric: ft3-r<k> (3-level k-ary fat tree, sim::make_fat_tree), ft3-r<k>-d<pct> (the same with
 // pct% of the switch links removed, seed 3), torus<x>x<y> (2 CAs per switch), or a path to a
 // net file. Prints one line: engine, fabric, switches, CAs, LIDs, build and route seconds, peak
-// RSS before and after routing, unrouted CA pairs.
+// RSS before and after routing, unrouted CA pairs, VLs used (engines with SLs).
 #include <sys/resource.h>
 
 #include <chrono>
@@ -15,6 +15,7 @@
 #include "routing/engine.h"
 #include "sim/generators.h"
 #include "sim/netfile.h"
+#include "fabric/metrics.h"
 #include "fabric/topology.h"
 #include "sim/spec_topology.h"
 
@@ -45,12 +46,14 @@ mad::Result<sim::FabricSpec> make_fabric(const std::string& name) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s <engine> <fabric> [threads]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s <engine> <fabric> [threads [max_vls [metrics]]]\n", argv[0]);
     return 2;
   }
   const std::string engine_name = argv[1], fabric_name = argv[2];
   routing::RoutingOptions opts;
   opts.threads = argc > 3 ? static_cast<unsigned>(std::atoi(argv[3])) : 0;
+  if (argc > 4) opts.max_vls = static_cast<unsigned>(std::atoi(argv[4]));
+  const bool metrics = argc > 5 && std::string(argv[5]) == "metrics";
 
   const auto t0 = std::chrono::steady_clock::now();
   auto spec = make_fabric(fabric_name);
@@ -77,9 +80,16 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::printf("%-13s %-16s switches %5zu CAs %6zu max LID %5u  build %6.2f s  route %6.2f s  "
-              "peak RSS %5ld MB (before routing %5ld MB)  unrouted CA pairs %lu\n",
+              "peak RSS %5ld MB (before routing %5ld MB)  unrouted CA pairs %lu  VLs %u\n",
               engine_name.c_str(), fabric_name.c_str(), topo.switches().size(), topo.cas().size(),
               tables->max_lid().value(), secs(t0, t1), secs(t1, t2), peak_rss_mb(), rss_before,
-              static_cast<unsigned long>(tables->diagnostics().unrouted_ca_pairs));
+              static_cast<unsigned long>(tables->diagnostics().unrouted_ca_pairs), tables->vls_used());
+  if (metrics) {
+    std::vector<std::span<const uint8_t>> lfts(topo.node_count());
+    for (fabric::NodeId sw : topo.switches()) lfts[sw] = tables->lft(sw);
+    const fabric::MetricsReport m = fabric::measure_routing(topo, lfts);
+    std::printf("  max all-to-all %lu  shift congestion %.3f\n", static_cast<unsigned long>(m.max_link_load),
+                m.shift_congestion);
+  }
   return 0;
 }

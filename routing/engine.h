@@ -56,10 +56,12 @@ class Engine {
   virtual std::string_view name() const = 0;
   // One line for listings and the configuration help.
   virtual std::string_view description() const = 0;
-  // True when the tables are deadlock-free on one VL (an acyclic channel dependency graph)
-  // on every topology this engine routes; the generic tests check it on every fabric.
+  // True when the tables are deadlock-free on every topology this engine routes: an acyclic
+  // channel dependency graph on one VL, or, when vls() > 1, on each VL (the tables' SLs, SL i
+  // on VL i); the generic tests check it on every fabric, per SL where the tables have SLs.
   virtual bool deadlock_free() const = 0;
-  // The VLs its routes may need (SL2VL then maps them); 1 for a single-VL engine.
+  // The most VLs its routes may need (SL2VL then maps them; RoutingOptions::max_vls caps it
+  // on a fabric); 1 for a single-VL engine.
   virtual unsigned vls() const { return 1; }
   // Which fabrics it routes, for listings ("fat trees, complete or degraded"); on others
   // compute() returns an error and a chain moves on.
@@ -79,8 +81,8 @@ class Engine {
 
 // The engines, listed in one explicit table (no static registration).
 std::vector<std::string_view> engine_names();
-// `--routing help`: one line per engine with what it promises (deadlock freedom on one VL,
-// the VLs it may use, the fabrics it routes) and what it does.
+// `--routing help`: one line per engine with what it promises (deadlock freedom, on one VL or
+// over its VLs, the VLs it may use, the fabrics it routes) and what it does.
 std::string engine_listing();
 Result<std::unique_ptr<Engine>> make_engine(std::string_view name);
 

@@ -15,6 +15,8 @@ std::unique_ptr<Engine> make_updn_engine();
 std::unique_ptr<Engine> make_ftree_engine();
 std::unique_ptr<Engine> make_adaptive_hint_engine();
 std::unique_ptr<Engine> make_cdg_engine();
+std::unique_ptr<Engine> make_lash_engine();
+std::unique_ptr<Engine> make_dfsssp_engine();
 
 Result<std::vector<uint32_t>> Engine::orientation(const FabricView&, const RoutingOptions&) const {
   return mad::fail(mad::Errc::unsupported, fmt::format("engine '{}' routes over no up/down orientation", name()));
@@ -33,6 +35,8 @@ const std::vector<Entry>& table() {
       {"ftree", make_ftree_engine},
       {"adaptive-hint", make_adaptive_hint_engine},
       {"cdg", make_cdg_engine},
+      {"lash", make_lash_engine},
+      {"dfsssp", make_dfsssp_engine},
   };
   return t;
 }
@@ -44,12 +48,21 @@ std::vector<std::string_view> engine_names() {
   return out;
 }
 
+namespace {
+// "yes, one VL", "yes, its VLs" (deadlock-free over the VLs it spreads routes on), "no".
+std::string listing_deadlock_free(const Engine& e) {
+  if (!e.deadlock_free()) return "no";
+  return e.vls() > 1 ? "yes, its VLs" : "yes, one VL";
+}
+std::string listing_vls(const Engine& e) { return e.vls() > 1 ? fmt::format("<={}", e.vls()) : "1"; }
+}  // namespace
+
 std::string engine_listing() {
   std::string out = fmt::format("{:<14} {:<13} {:<4} {:<32} {}\n", "engine", "deadlock-free", "VLs", "fabrics", "what it does");
   for (const Entry& e : table()) {
     const auto engine = e.make();
-    out += fmt::format("{:<14} {:<13} {:<4} {:<32} {}\n", e.name, engine->deadlock_free() ? "yes, one VL" : "no",
-                       engine->vls(), engine->topologies(), engine->description());
+    out += fmt::format("{:<14} {:<13} {:<4} {:<32} {}\n", e.name, listing_deadlock_free(*engine),
+                       listing_vls(*engine), engine->topologies(), engine->description());
   }
   return out;
 }

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <map>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -142,6 +144,66 @@ fabric::MetricsReport measure(const fabric::Topology& topo, const routing::Routi
 
 bool cdg_acyclic(const fabric::Topology& topo, const routing::RoutingTables& t) {
   return measure(topo, t, false).cdg_acyclic;
+}
+
+bool sl_cdg_acyclic(const fabric::Topology& topo, const routing::RoutingTables& t, unsigned* sls_used) {
+  // Channels (switch, out port) as dense ids; per SL an adjacency set of dependencies.
+  std::map<std::pair<fabric::NodeId, uint8_t>, uint32_t> id;
+  std::vector<std::map<uint32_t, std::set<uint32_t>>> deps;
+  const auto channel = [&](std::pair<fabric::NodeId, uint8_t> c) {
+    return id.emplace(c, static_cast<uint32_t>(id.size())).first->second;
+  };
+  std::set<fabric::NodeId> ingress;
+  for (const Terminal& x : terminals(topo)) ingress.insert(x.sw);
+  std::vector<mad::Lid> lids;
+  for (fabric::NodeId n = 0; n < topo.node_count(); ++n)
+    for (const fabric::Port& p : topo.ports(n)) {
+      if (!p.lid.is_unicast() || !live(p) || (topo.node(n).is_switch() && p.num.value() != 0)) continue;
+      for (uint32_t k = 0; k < (1u << p.lmc); ++k) lids.push_back(mad::Lid(static_cast<uint16_t>(p.lid.value() + k)));
+    }
+  unsigned used = 0;
+  for (fabric::NodeId sw : ingress)
+    for (mad::Lid l : lids) {
+      const Walk w = walk(topo, t, sw, l);
+      if (!w.delivered) continue;
+      const uint8_t sl = t.sl(sw, l);
+      used = std::max(used, sl + 1u);
+      if (deps.size() <= sl) deps.resize(sl + 1u);
+      for (size_t k = 0; k + 1 < w.channels.size(); ++k)
+        deps[sl][channel(w.channels[k])].insert(channel(w.channels[k + 1]));
+    }
+  if (sls_used) *sls_used = std::max(used, 1u);
+  // Three-colour depth-first search per SL.
+  for (const auto& g : deps) {
+    std::vector<uint8_t> colour(id.size(), 0);
+    for (const auto& [root, out] : g) {
+      if (colour[root]) continue;
+      std::vector<std::pair<uint32_t, std::set<uint32_t>::const_iterator>> stack;
+      colour[root] = 1;
+      stack.emplace_back(root, out.begin());
+      while (!stack.empty()) {
+        auto& [c, it] = stack.back();
+        const auto found = g.find(c);
+        if (found == g.end() || it == found->second.end()) {
+          colour[c] = 2;
+          stack.pop_back();
+          continue;
+        }
+        const uint32_t d = *it++;
+        if (colour[d] == 1) return false;
+        if (colour[d] == 0) {
+          colour[d] = 1;
+          const auto next = g.find(d);
+          stack.emplace_back(d, next == g.end() ? std::set<uint32_t>::const_iterator{} : next->second.begin());
+        }
+      }
+    }
+  }
+  return true;
+}
+
+bool deadlock_free(const fabric::Topology& topo, const routing::RoutingTables& t) {
+  return t.has_sls() ? sl_cdg_acyclic(topo, t) : cdg_acyclic(topo, t);
 }
 
 Loads loads(const fabric::Topology& topo, const routing::RoutingTables& t, bool shifts) {

@@ -46,6 +46,14 @@ std::vector<std::string> undelivered(const fabric::Topology& topo, const routing
 // (all 2^LMC of them) has no cycle.
 bool cdg_acyclic(const fabric::Topology& topo, const routing::RoutingTables& t);
 
+// The per-SL check for engines that spread routes over VLs: from every switch with CAs to
+// every LID of a live port (CA LIDs with their LMC range, switch LIDs), the delivered routes,
+// each on the CDG of its SL (t.sl(switch, LID)): true when no SL's graph has a cycle. Read
+// from the LFTs and SLs only. `sls_used` gets the number of SLs the walked routes carry.
+bool sl_cdg_acyclic(const fabric::Topology& topo, const routing::RoutingTables& t, unsigned* sls_used = nullptr);
+// Deadlock freedom as the tables promise it: per SL when they have SLs, else on one VL.
+bool deadlock_free(const fabric::Topology& topo, const routing::RoutingTables& t);
+
 struct Loads {
   uint64_t max_all_to_all = 0;   // most CA-to-CA routes on one switch-to-switch channel
   double mean_shift_max = 0;     // mean over shifts s=1..N-1 of the max channel load of i -> i+s

@@ -60,7 +60,7 @@ TEST_CASE("repair after a failed link: delivered, legal, and smaller than a full
       const auto und = undelivered(now, r->tables);
       CHECK(und.empty());
       for (const auto& u : und) MESSAGE(u);
-      if (engine(name)->deadlock_free()) CHECK(cdg_acyclic(now, r->tables));
+      if (engine(name)->deadlock_free()) CHECK(deadlock_free(now, r->tables));
       const auto full = route(name, now);
       const size_t by_repair = changed(before, old, now, r->tables);
       const size_t by_full = changed(before, old, now, full);
