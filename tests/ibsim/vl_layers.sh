@@ -51,6 +51,8 @@ ca_table=$(shim_at "$a" smpquery -D sl2vl 0 2>&1 | grep -v '^#' | tail -1)
 for sl in $(seq 0 "$max_sl"); do
   vl=$(awk -F'|' -v c=$((sl + 2)) 'NF >= 17 { gsub(/ /, "", $c); print $c; exit }' <<< "$ca_table")
   [ "$vl" = "$sl" ] || fail "CA $a maps SL $sl to VL '$vl', not $sl"
+  vl=$(awk -F'|' -v c=$((sl + 2)) 'NF >= 17 { gsub(/ /, "", $c); print $c; exit }' <<< "$table")
+  [ "$vl" = "$sl" ] || fail "the switch port facing $a maps SL $sl to VL '$vl', not $sl"
 done
 opvls=$(shim_at "$a" smpquery -D portinfo 0 2>/dev/null | awk -F. '/^OperVLs:/ { print $NF }')
 log "OperVLs of $a: $opvls"
