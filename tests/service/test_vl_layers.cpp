@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <functional>
 
 #include "mad/attributes.h"
 #include "mad/sa_records.h"
@@ -28,24 +29,27 @@ struct VlBed {
   sm::Logger log{sm::Level::error};
   std::unique_ptr<service::Service> svc;
 
-  explicit VlBed(const char* engine) {
+  explicit VlBed(const char* engine, std::function<void(sim::SimFabric&)> tweak = {}, sm::SmConfig cfg = {},
+                 bool must_come_up = true) {
     auto spec = sim::make_torus(sim::TorusParams{.dims = {4, 4}, .cas_per_switch = 2});
     REQUIRE(spec);
     auto f = sim::SimFabric::build(std::move(*spec));
     REQUIRE(f);
     fabric = std::move(*f);
+    if (tweak) tweak(*fabric);
     ep = *fabric->attach(0, fabric->node(0).is_switch() ? 0 : 1);
     fabric->set_is_sm(ep, true);
     transport = std::make_unique<sim::SimTransport>(*fabric, ep);
-    sm::SmConfig cfg;
     cfg.routing_engine = engine;
     auto s = service::Service::create(*transport, service::Config{.sm = cfg}, log);
     REQUIRE(s);
     svc = std::move(*s);
     svc->start();
-    auto loop = mad::run_loop(*svc, *transport, [&] { return !svc->manager().sweeping() && svc->manager().subnet_up(); });
+    auto loop = mad::run_loop(*svc, *transport, [&] {
+      return !svc->manager().sweeping() && (svc->manager().subnet_up() || svc->manager().sweeps() >= 3);
+    });
     REQUIRE(loop);
-    REQUIRE(svc->manager().subnet_up());
+    if (must_come_up) REQUIRE(svc->manager().subnet_up());
   }
   const sm::Subnet& subnet() const { return *svc->manager().subnet(); }
   // The topology's NodeId of a simulated node (by GUID).
@@ -155,4 +159,29 @@ TEST_CASE("VL layers: multicast on its own SL and VL; a one-VL engine hands out 
   CHECK(q->records > 0);
   CHECK_FALSE(q->any_nonzero);
   CHECK(!one.subnet().multicast_sl);
+}
+
+TEST_CASE("VL layers: max_vls follows qos_max_vls and the switch links' VLCap") {
+  // qos_max_vls 2 (qos off: only the cap): lash fits the torus in 2 layers or routes nothing.
+  sm::SmConfig two;
+  two.qos.general.max_vls = 2;
+  VlBed a("lash", {}, two, false);
+  if (a.svc->manager().subnet_up()) CHECK(a.subnet().tables->vls_used() <= 2);
+  // One switch-to-switch cable whose end can do VL0 only: one VL for every route, so a
+  // torus (whose rings need two) is not routed by lash, and nothing gets an SL above 0.
+  auto vl0_only = [](sim::SimFabric& f) {
+    for (sim::NodeIdx i = 0; i < f.nodes().size(); ++i) {
+      sim::SimNode& n = f.mutable_node(i);
+      if (!n.is_switch()) continue;
+      for (uint8_t p = 1; p <= n.num_ports; ++p)
+        if (n.ports[p].cable_node != sim::kNoNode && f.node(n.ports[p].cable_node).is_switch()) {
+          n.ports[p].vl_cap = 1;
+          return;
+        }
+    }
+  };
+  VlBed b("lash", vl0_only, {}, false);
+  const auto sub = b.svc->manager().subnet();
+  if (sub && sub->tables && b.svc->manager().subnet_up()) CHECK(sub->tables->vls_used() == 1);
+  else CHECK(b.svc->manager().last_sweep().failure.find("routing failed") != std::string::npos);
 }
