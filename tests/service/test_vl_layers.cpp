@@ -5,6 +5,7 @@
 // Left at all-to-VL0, the same SL2VL tables give the cycle back.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 
@@ -26,8 +27,14 @@ struct VlBed {
   std::unique_ptr<sim::SimFabric> fabric;
   sim::EndpointId ep = 0;
   std::unique_ptr<sim::SimTransport> transport;
-  sm::Logger log{sm::Level::error};
+  sm::Logger log{sm::Level::info};
   std::unique_ptr<service::Service> svc;
+  std::vector<std::string> lines;
+  size_t logged(std::string_view needle) const {
+    return static_cast<size_t>(std::count_if(lines.begin(), lines.end(), [&](const std::string& l) {
+      return l.find(needle) != std::string::npos;
+    }));
+  }
 
   explicit VlBed(const char* engine, std::function<void(sim::SimFabric&)> tweak = {}, sm::SmConfig cfg = {},
                  bool must_come_up = true) {
@@ -40,6 +47,7 @@ struct VlBed {
     ep = *fabric->attach(0, fabric->node(0).is_switch() ? 0 : 1);
     fabric->set_is_sm(ep, true);
     transport = std::make_unique<sim::SimTransport>(*fabric, ep);
+    log.set_sink([this](sm::Level, std::string_view l) { lines.emplace_back(l); });
     cfg.routing_engine = engine;
     auto s = service::Service::create(*transport, service::Config{.sm = cfg}, log);
     REQUIRE(s);
@@ -184,4 +192,25 @@ TEST_CASE("VL layers: max_vls follows qos_max_vls and the switch links' VLCap") 
   const auto sub = b.svc->manager().subnet();
   if (sub && sub->tables && b.svc->manager().subnet_up()) CHECK(sub->tables->vls_used() == 1);
   else CHECK(b.svc->manager().last_sweep().failure.find("routing failed") != std::string::npos);
+}
+
+TEST_CASE("VL layers: with qos on, the layers' SL2VL replaces qos_sl2vl (said once); the configured VLArb stays") {
+  sm::SmConfig cfg;
+  cfg.qos.enabled = true;
+  cfg.qos.general.sl2vl = "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0";
+  cfg.qos.general.vlarb_low = "0:1,1:2,2:3,3:4";
+  VlBed bed("lash", {}, cfg);
+  const unsigned layers = bed.subnet().tables->vls_used();
+  CHECK(bed.logged("not qos_sl2vl") == 1);
+  const sim::SimNode* sw = nullptr;
+  for (const sim::SimNode& n : bed.fabric->nodes())
+    if (n.is_switch()) sw = sw ? sw : &n;
+  REQUIRE(sw);
+  for (uint8_t out = 1; out <= sw->num_ports; ++out) {
+    if (!sw->ports[out].link_up()) continue;
+    for (uint8_t sl = 0; sl < layers; ++sl) CHECK(sim::sim_sl2vl(*sw, 0, out, sl) == sl);
+    REQUIRE(sw->ports[out].vlarb.size() == 4 * 64);
+    CHECK(sw->ports[out].vlarb[1] == 1);  // the configured low table: VL0 weight 1 first
+    CHECK(sw->ports[out].vlarb[3] == 2);
+  }
 }
