@@ -202,6 +202,16 @@ TEST_CASE("VL layers: with qos on, the layers' SL2VL replaces qos_sl2vl (said on
   VlBed bed("lash", {}, cfg);
   const unsigned layers = bed.subnet().tables->vls_used();
   CHECK(bed.logged("not qos_sl2vl") == 1);
+  // A heavy sweep finds every table right: nothing written, nothing said again.
+  const uint64_t before = bed.svc->manager().sweeps();
+  bed.svc->request_sweep("test");
+  REQUIRE(mad::run_loop(*bed.svc, *bed.transport, [&] {
+    return bed.svc->manager().sweeps() > before && !bed.svc->manager().sweeping();
+  }));
+  CHECK(bed.svc->manager().last_sweep().qos.sl2vl_written == 0);
+  CHECK(bed.svc->manager().last_sweep().qos.vlarb_written == 0);
+  CHECK(bed.svc->manager().last_sweep().qos.ports > 0);
+  CHECK(bed.logged("not qos_sl2vl") == 1);
   const sim::SimNode* sw = nullptr;
   for (const sim::SimNode& n : bed.fabric->nodes())
     if (n.is_switch()) sw = sw ? sw : &n;
