@@ -84,6 +84,7 @@ int main(int argc, char** argv) {
               engine_name.c_str(), fabric_name.c_str(), topo.switches().size(), topo.cas().size(),
               tables->max_lid().value(), secs(t0, t1), secs(t1, t2), peak_rss_mb(), rss_before,
               static_cast<unsigned long>(tables->diagnostics().unrouted_ca_pairs), tables->vls_used());
+  if (!tables->diagnostics().notes.empty()) std::printf("  %s\n", tables->diagnostics().notes.front().c_str());
   if (metrics) {
     std::vector<std::span<const uint8_t>> lfts(topo.node_count());
     for (fabric::NodeId sw : topo.switches()) lfts[sw] = tables->lft(sw);

@@ -37,7 +37,7 @@ std::vector<uint32_t> dest_rounds(const FabricView& fv) {
 }
 
 mad::Result<LayerStats> assign_layers(const FabricView& fv, RoutingTables& tables, unsigned max_vls,
-                                      unsigned threads) {
+                                      unsigned threads, bool count) {
   const size_t n = fv.switch_count();
   // The arc behind each (switch, port), to read the LFTs as channels.
   std::vector<uint32_t> arc_of(fv.port_slots(), kNoLayerArc);
@@ -131,6 +131,8 @@ mad::Result<LayerStats> assign_layers(const FabricView& fv, RoutingTables& table
       walk(r);
       layer = place(layers.size());
       if (layer == kFree) {
+        if (!count && layers.size() == max_vls)
+          return mad::fail(mad::Errc::unsupported, fmt::format("needs more than {} VLs", max_vls));
         if (layers.size() == kLayerLimit)
           return mad::fail(mad::Errc::unsupported,
                            fmt::format("needs more than {} VLs, max_vls allows {}", kLayerLimit, max_vls));

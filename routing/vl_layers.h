@@ -37,8 +37,9 @@ struct LayerStats {
 };
 
 // Sets the SLs of `tables` (routes are collected in parallel; the result does not depend on
-// `threads`). Fails, saying how many VLs it would need, when that is more than `max_vls`.
+// `threads`). Fails, saying how many VLs it would need, when that is more than `max_vls`;
+// without `count`, as soon as it knows it needs more (an attempt that another follows).
 mad::Result<LayerStats> assign_layers(const FabricView& fv, RoutingTables& tables, unsigned max_vls,
-                                      unsigned threads);
+                                      unsigned threads, bool count = true);
 
 }  // namespace routing

@@ -219,7 +219,7 @@ mad::Result<RoutingTables> route_layered(const fabric::Topology& topo, const Rou
   for (unsigned k : {0u, 2u, 1u}) {
     std::string note;
     RoutingTables tables = route_trees(*fv, TreeOptions{min_hop, opts.threads, k}, note);
-    auto layers = assign_layers(*fv, tables, max_vls, opts.threads);
+    auto layers = assign_layers(*fv, tables, max_vls, opts.threads, k == 1);  // the last attempt counts
     if (!layers) {
       last = layers.error();
       continue;

@@ -162,9 +162,10 @@ bool sl_cdg_acyclic(const fabric::Topology& topo, const routing::RoutingTables& 
       for (uint32_t k = 0; k < (1u << p.lmc); ++k) lids.push_back(mad::Lid(static_cast<uint16_t>(p.lid.value() + k)));
     }
   unsigned used = 0;
+  const LidIndex idx(topo);
   for (fabric::NodeId sw : ingress)
     for (mad::Lid l : lids) {
-      const Walk w = walk(topo, t, sw, l);
+      const Walk w = walk_to(topo, t, sw, l, idx.owner.at(l.value()));
       if (!w.delivered) continue;
       const uint8_t sl = t.sl(sw, l);
       used = std::max(used, sl + 1u);
