@@ -8,6 +8,7 @@
 #include "cli/progress.h"
 #include "service/service.h"
 #include "sim/sim_transport.h"
+#include "sim/vl_verifier.h"
 
 namespace cli {
 
@@ -138,6 +139,18 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
       out.links.push_back(NamedLinkLoad{f.node(l.from).name, l.from_port, f.node(l.to).name,
                                         l.to_port, l.routes});
     out.metrics->links.clear();
+    // The SLs as applications get them, from the SA over the fabric; per-VL deadlock freedom
+    // only when some SL is not 0 (one VL: the graph above is the whole story). Asked only up
+    // to 20M records (the one-VL engines on the largest fabrics would spend minutes on it).
+    if (!out.imported) {
+      const auto t_sl = std::chrono::steady_clock::now();
+      auto q = sim::ask_sls(f, *ep, service, 20'000'000);
+      if (!q) return std::unexpected(q.error());
+      out.sl_query = std::move(*q);
+      if (out.sl_query.any_nonzero) out.vl = sim::verify_vls(f, out.sl_query.sls);
+      out.sl_query_s = seconds_since(t_sl);
+      out.metrics_s += out.sl_query_s;
+    }
   }
   if (o.metrics && o.bounds) {  // the fabric's: also beside an engine that failed
     progress.phase("cut bounds");

@@ -14,6 +14,7 @@
 #include "service/service.h"
 #include "sim/lft_import.h"
 #include "sim/metrics.h"
+#include "sim/sl_query.h"
 #include "sim/spec.h"
 #include "sim/verifier.h"
 #include "sm/log.h"
@@ -73,6 +74,11 @@ struct SimOutcome {
   std::optional<sim::ImportReport> imported;  // --import-lfts: what the dump wrote
   sim::VerifyReport verify;
   std::optional<sim::MetricsReport> metrics;
+  // --metrics, when the SA handed out an SL other than 0 (VL layers): deadlock freedom per VL
+  // on the simulated switches' LFTs and SL2VL tables with the SA's SLs (sim/vl_verifier.h).
+  std::optional<fabric::VlCdgReport> vl;
+  sim::SlQuery sl_query;  // what asking the SA for those SLs took (no SLs: nothing asked)
+  double sl_query_s = 0;
   std::optional<fabric::CutBounds> bounds;  // the fabric's, whatever the engine did
   std::vector<NamedLinkLoad> links;
   double build_s = 0, sm_s = 0, verify_s = 0, metrics_s = 0, bounds_s = 0;

@@ -96,6 +96,7 @@ struct LogCode {
   X(qos_programmed, 530, info, quiet, "QoS: SLtoVL tables and VLArbitration blocks written and read")   \
   X(qos_failed, 531, error, event, "a SLtoVL table or VLArbitration block Set failed")                  \
   X(qos_failures_suppressed, 532, error, event, "more QoS failures, not logged one by one")             \
+  X(sl2vl_from_routing, 533, info, event, "QoS: the SL-to-VL tables are the routing's VL layers, not qos_sl2vl") \
   X(malformed_smp, 601, warn, event, "an SMP that does not decode was dropped")                        \
   X(malformed_trap, 602, warn, event, "a trap whose Notice does not decode")                           \
   X(trap, 603, info, quiet, "a trap arrived: its number and issuer")                                   \

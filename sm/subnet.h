@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "ha/role.h"
@@ -41,6 +42,9 @@ struct Subnet {
   // The tables this sweep programmed; null when it configured nothing (not master, or it
   // failed before routing).
   std::shared_ptr<const routing::RoutingTables> tables;
+  // Tables with SLs (VL layers, sm/program/vl_plan.h): the SL multicast groups are answered
+  // with, whose VL no unicast layer uses; none: the group's own SL.
+  std::optional<uint8_t> multicast_sl;
   std::shared_ptr<const LidMap> lids;  // every GUID -> LID remembered, absent ports included
   // By NodeId of `topology`; null where nothing is known.
   std::vector<std::shared_ptr<const NodeRec>> nodes;

@@ -223,8 +223,10 @@ bool SubnetManager::route() {
     over = std::make_shared<const Topology>(topo_->without_cables(ends));
   }
   report_.hints_generation = hints_generation_;
-  if (!try_repair(*over)) {
-    auto routed = routing::compute_chain(cfg_.routing_engine, *over, cfg_.routing);
+  routing::RoutingOptions opts = cfg_.routing;
+  opts.max_vls = routing_max_vls(*over, cfg_.ports, cfg_.qos);
+  if (!try_repair(*over, opts)) {
+    auto routed = routing::compute_chain(cfg_.routing_engine, *over, opts);
     report_.routing = clock_.phase();
     if (!routed) {
       routed_.reset();
@@ -239,13 +241,15 @@ bool SubnetManager::route() {
               report_.switches, report_.max_lid, report_.routing.wall_ms);
   }
   apply_traffic(*over);
+  layers_.reset();
+  if (tables_->has_sls()) layers_ = vl_layers(tables_->vls_used(), opts.max_vls);
   routed_ = Routed{over, tables_, report_.engine, cfg_.routing_engine, hints_generation_};
   return true;
 }
 
 // An incremental sweep after removals: keep every route still legal, re-route the broken
 // ones under the rules of the engine that made them (routing/repair.h).
-bool SubnetManager::try_repair(const Topology& over) {
+bool SubnetManager::try_repair(const Topology& over, const routing::RoutingOptions& opts) {
   if (!cfg_.repair_routes || report_.heavy || !routed_) return false;
   const char* why = nullptr;
   if (routed_->chain != cfg_.routing_engine) why = "the routing engine changed";
@@ -255,7 +259,7 @@ bool SubnetManager::try_repair(const Topology& over) {
     log_.debug(code::routing_in_full, "sweep {}: routing in full: {}", report_.number, why);
     return false;
   }
-  auto r = routing::repair_routes(*routed_->topo, *routed_->tables, over, routed_->engine, cfg_.routing);
+  auto r = routing::repair_routes(*routed_->topo, *routed_->tables, over, routed_->engine, opts);
   if (!r) {
     log_.debug(code::no_repair, "sweep {}: routing in full, no repair: {}", report_.number, r.error().message);
     return false;
@@ -318,6 +322,7 @@ void SubnetManager::publish() {
   s->sweep = report_;
   s->topology = topo_ ? topo_ : std::make_shared<const Topology>();
   s->tables = tables_;
+  if (tables_ && layers_) s->multicast_sl = layers_->multicast_sl;
   s->lids = lids_.shared_map();
   const Topology& t = *s->topology;
   s->nodes.resize(t.node_count());

@@ -46,6 +46,7 @@
 #include "sm/program/port_plan.h"
 #include "sm/program/programmer.h"
 #include "sm/program/qos_writer.h"
+#include "sm/program/vl_plan.h"
 #include "sm/smp_client.h"
 #include "sm/subnet.h"
 #include "sm/sweep_clock.h"
@@ -172,7 +173,7 @@ class SubnetManager final : public mad::Reactor {
   void assign_and_route();
   // Routes topo_ into tables_ (repair or full); false when the fabric cannot be routed.
   bool route();
-  bool try_repair(const Topology& over);
+  bool try_repair(const Topology& over, const routing::RoutingOptions& opts);
   // Traffic hints (subnet_manager_hints.cpp): the pins back on fresh tables and, for a new
   // round, the moves; then what moved since the last routes.
   void apply_traffic(const Topology& over);
@@ -239,6 +240,9 @@ class SubnetManager final : public mad::Reactor {
   std::shared_ptr<const Topology> topo_;
   std::shared_ptr<Topology> walked_;  // topo_ while it waits for its LIDs
   std::shared_ptr<const routing::RoutingTables> tables_;
+  // The VL layers of tables_ when its engine set SLs (vl_plan.h): the QoS tables carry them.
+  std::optional<VlLayers> layers_;
+  bool told_sl2vl_wins_ = false;  // logged once: the engine's SL2VL replaces qos_sl2vl
   std::optional<Routed> routed_;
   std::shared_ptr<const Subnet> published_;
   // The sweep in progress, what comes next, and the steps that run it.

@@ -77,13 +77,19 @@ void SubnetManager::program_qos(bool ok) {
     if (all && mc_ && master_) return program_multicast();
     finish(all, all ? "" : "programming failed on some nodes");
   };
-  if (!cfg_.qos.enabled || !master_) {
+  // Tables with SLs need their SL2VL whether or not qos is on (sm/program/vl_plan.h).
+  if ((!cfg_.qos.enabled && !layers_) || !master_) {
     qos_memory_.clear();  // what the ports hold now is nobody's business here: read again when on
     return next(ok);
   }
   const double started_ms = clock_.sweep().wall_ms;
+  if (layers_ && cfg_.qos.enabled && !std::exchange(told_sl2vl_wins_, true))
+    log_.info(code::sl2vl_from_routing, "QoS: the SL-to-VL tables are {}'s VL layers (SL i on VL i for {} VL(s){}), "
+              "not qos_sl2vl: another mapping would put routes on a layer whose dependencies they could make cyclic",
+              report_.engine, layers_->vls_used,
+              layers_->multicast_sl ? fmt::format(", multicast on SL {}", *layers_->multicast_sl) : std::string());
   qos_writer_ = std::make_unique<QosWriter>(client_, log_, qos_memory_, model_);
-  qos_writer_->start(topo_, cfg_.qos, [this, ok, started_ms, next] {
+  qos_writer_->start(topo_, cfg_.qos, layers_, [this, ok, started_ms, next] {
     report_.qos = qos_writer_->stats();
     const QosStats& s = report_.qos;
     log_.info_if(s.sl2vl_written || s.vlarb_written || s.failures || report_.heavy, code::qos_programmed,

@@ -60,14 +60,15 @@ uint8_t pick_rate(uint8_t sel, uint8_t rate) {
   }
 }
 
-// Every component the requester gave agrees with the group.
-bool agrees(const Group& g, const M& q, uint64_t mask) {
+// Every component the requester gave agrees with the group. With VL layers (`fixed_sl`) the
+// SA chooses the SL: the requester's is not compared.
+bool agrees(const Group& g, const M& q, uint64_t mask, std::optional<uint8_t> fixed_sl) {
   const GroupParams& p = g.params;
   if ((mask & M::c_qkey) && q.qkey != p.qkey) return false;
   if ((mask & M::c_mlid) && q.mlid != g.mlid) return false;
   if ((mask & M::c_pkey) && q.pkey != p.pkey) return false;
   if ((mask & M::c_tclass) && q.tclass != p.tclass) return false;
-  if ((mask & M::c_sl) && q.sl != p.sl) return false;
+  if ((mask & M::c_sl) && !fixed_sl && q.sl != p.sl) return false;
   if ((mask & M::c_flow_label) && q.flow_label != p.flow_label) return false;
   if ((mask & M::c_hop_limit) && q.hop_limit != p.hop_limit) return false;
   if ((mask & M::c_scope) && q.scope != p.scope) return false;
@@ -85,7 +86,8 @@ bool agrees(const Group& g, const M& q, uint64_t mask) {
 
 size_t McMemberHandler::claims(uint16_t attr_id) const { return attr_id == M::kAttrId ? M::kSize : 0; }
 
-mad::McMemberRecord McMemberHandler::record_of(const Group& g, const mad::Gid& port, uint8_t join_state) {
+mad::McMemberRecord McMemberHandler::record_of(const Group& g, const mad::Gid& port, uint8_t join_state,
+                                               std::optional<uint8_t> sl) {
   M r;
   const GroupParams& p = g.params;
   r.mgid = g.mgid;
@@ -98,7 +100,7 @@ mad::McMemberRecord McMemberHandler::record_of(const Group& g, const mad::Gid& p
   r.pkt_life = p.pkt_life;
   r.tclass = p.tclass;
   r.pkey = p.pkey;
-  r.sl = p.sl;
+  r.sl = sl.value_or(p.sl);
   r.flow_label = p.flow_label;
   r.hop_limit = p.hop_limit;
   r.scope = p.scope;
@@ -133,9 +135,9 @@ sa::Records McMemberHandler::query(const M& q, std::span<const uint8_t> raw, uin
     if (requester && !holds_pkey(ix.pkeys(*requester), g.params.pkey)) return;  // not its partition
     if (mask & M::c_port_gid) {
       auto it = g.members.find(q.port_gid);
-      if (it != g.members.end()) consider(record_of(g, it->first, it->second));
+      if (it != g.members.end()) consider(record_of(g, it->first, it->second, ix.multicast_sl()));
     } else {
-      consider(record_of(g, mad::Gid(), 0));  // the group, no member: JoinState 0 (IBA, OpenSM)
+      consider(record_of(g, mad::Gid(), 0, ix.multicast_sl()));  // the group, no member: JoinState 0 (IBA, OpenSM)
     }
   };
   if (mask & M::c_mgid) {
@@ -159,11 +161,11 @@ sa::Records McMemberHandler::join(const M& q, uint64_t mask, const sa::Index& ix
   const bool zero_mgid = !(mask & M::c_mgid) || q.mgid.is_zero();
   if (!zero_mgid) {
     if (Group* g = groups_.find(q.mgid)) {
-      if (!agrees(*g, q, mask) || !in_partition(g->params.pkey)) return fail(mad::sa_status::req_invalid);
+      if (!agrees(*g, q, mask, ix.multicast_sl()) || !in_partition(g->params.pkey)) return fail(mad::sa_status::req_invalid);
       auto it = g->members.find(q.port_gid);
       const uint8_t js = static_cast<uint8_t>((it == g->members.end() ? 0 : it->second) | q.join_state);
       groups_.set_member(q.mgid, q.port_gid, js);
-      return one(record_of(*g, q.port_gid, js));
+      return one(record_of(*g, q.port_gid, js, ix.multicast_sl()));
     }
     // A new MGID must be multicast with no reserved flag bits.
     if (!q.mgid.is_multicast() || (q.mgid.mc_flags() & 0xE) != 0) return fail(mad::sa_status::req_invalid);
@@ -198,11 +200,11 @@ sa::Records McMemberHandler::join(const M& q, uint64_t mask, const sa::Index& ix
   auto g = groups_.create(mgid, p, false);
   if (!g) return fail(mad::sa_status::no_resources);
   groups_.set_member(mgid, q.port_gid, q.join_state);
-  return one(record_of(**g, q.port_gid, q.join_state));
+  return one(record_of(**g, q.port_gid, q.join_state, ix.multicast_sl()));
 }
 
 sa::Records McMemberHandler::leave(const M& q, uint64_t mask, const sa::Index& ix) {
-  (void)ix;  // a port that left the subnet may still leave its groups
+  // A port that left the subnet may still leave its groups: `ix` only gives the SL.
   if (!(mask & M::c_mgid) || !(mask & M::c_port_gid) || !(mask & M::c_join_state))
     return fail(mad::sa_status::insufficient_components);
   Group* g = groups_.find(q.mgid);
@@ -210,7 +212,7 @@ sa::Records McMemberHandler::leave(const M& q, uint64_t mask, const sa::Index& i
   auto it = g->members.find(q.port_gid);
   if (it == g->members.end() || (it->second & q.join_state) == 0 || q.join_state > 0xF)
     return fail(mad::sa_status::req_invalid);
-  const M answer = record_of(*g, q.port_gid, q.join_state);
+  const M answer = record_of(*g, q.port_gid, q.join_state, ix.multicast_sl());
   groups_.set_member(q.mgid, q.port_gid, static_cast<uint8_t>(it->second & ~q.join_state));
   if (!g->kept && !g->has_full_member()) groups_.erase(q.mgid);
   return one(answer);

@@ -14,6 +14,8 @@
 // NO_RESOURCES (no MLID left); nothing changes on an error.
 #pragma once
 
+#include <optional>
+
 #include "sm/multicast/groups.h"
 #include "sm/sa/handler.h"
 
@@ -30,8 +32,10 @@ class McMemberHandler : public sa::Handler {
   size_t claims(uint16_t attr_id) const override;
   sa::Records handle(const sa::Request& req, const sa::Index& ix) override;
 
-  // The record a group answers with: its parameters, `port` and `join_state`.
-  static mad::McMemberRecord record_of(const Group& g, const mad::Gid& port, uint8_t join_state);
+  // The record a group answers with: its parameters, `port` and `join_state`; `sl`, when
+  // given, replaces the group's (VL layers keep multicast on a VL of its own: sm/subnet.h).
+  static mad::McMemberRecord record_of(const Group& g, const mad::Gid& port, uint8_t join_state,
+                                       std::optional<uint8_t> sl = std::nullopt);
 
  private:
   // `requester` (when the index knows it) sees only groups of partitions it is in.

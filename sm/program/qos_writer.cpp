@@ -16,10 +16,15 @@ std::string_view table_name(const QosTable& t) {
 
 }  // namespace
 
-void QosWriter::start(std::shared_ptr<const Topology> topo, const QosOptions& options, std::function<void()> done) {
+void QosWriter::start(std::shared_ptr<const Topology> topo, const QosOptions& options,
+                      const std::optional<VlLayers>& layers, std::function<void()> done) {
   topo_ = std::move(topo);
   // Resolved once per class: the option texts are parsed here, not for every port.
-  for (QosClass c : {QosClass::ca, QosClass::sw0, QosClass::swe}) classes_[static_cast<size_t>(c)] = resolve_qos(options, c);
+  for (QosClass c : {QosClass::ca, QosClass::sw0, QosClass::swe}) {
+    QosTables& t = classes_[static_cast<size_t>(c)];
+    t = resolve_qos(options, c);
+    if (layers) t = with_layers(std::move(t), *layers, options.enabled);
+  }
   done_ = std::move(done);
   stats_ = {};
   failed_.clear();

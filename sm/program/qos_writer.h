@@ -7,12 +7,14 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "sm/fabric_model.h"
 #include "sm/log.h"
 #include "sm/program/qos_plan.h"
 #include "sm/program/sender.h"
+#include "sm/program/vl_plan.h"
 #include "sm/smp_client.h"
 
 namespace sm {
@@ -32,7 +34,10 @@ class QosWriter {
       : client_(client), log_(log), memory_(memory), model_(model), sender_(client.transactions()) {}
 
   // The topology is kept until `done` runs.
-  void start(std::shared_ptr<const Topology> topo, const QosOptions& options, std::function<void()> done);
+  // `layers`: the routing's VL layers (vl_plan.h), whose SL2VL (and, qos off, arbitration)
+  // replace the options' tables.
+  void start(std::shared_ptr<const Topology> topo, const QosOptions& options, const std::optional<VlLayers>& layers,
+             std::function<void()> done);
   const QosStats& stats() const { return stats_; }
   bool ok() const { return stats_.failures == 0; }
   const std::set<Guid>& failed_nodes() const { return failed_; }

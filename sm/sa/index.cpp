@@ -104,6 +104,17 @@ const Endport* Index::by_guid(Guid g) const {
   return it == by_guid_.end() ? nullptr : &endports_[it->second];
 }
 
+uint8_t Index::sl(const Endport& src, const Endport& dst) const {
+  if (!tables_->has_sls()) return 0;
+  NodeId ingress = src.node;
+  if (!topo_->node(ingress).is_switch()) {
+    const Port& p = topo_->port(ingress, src.port);
+    if (!p.linked()) return 0;
+    ingress = p.peer;
+  }
+  return tables_->sl(ingress, dst.lid);
+}
+
 // Port states are not looked at: the snapshot was taken before this sweep activated the
 // ports, and a port that goes down makes a sweep that replaces the index.
 std::optional<PathInfo> Index::path(const Endport& src, const Endport& dst) const {

@@ -81,7 +81,13 @@ class Index {
   // What a QoS policy's port groups test of an end port (sm/qos_policy/match.h).
   qos::PortFacts facts(const Endport& e) const;
   // The routing engine gave SLs of its own (VL layers): they, not a QoS policy's, answer.
-  bool engine_sls() const { return tables_->has_sls(); }
+  bool engine_sls() const { return tables_ && tables_->has_sls(); }
+  // The SL of packets from `src` to `dst`: the routing's SL for the switch they enter the
+  // fabric at (a CA's: the switch its port is cabled to; a switch's: itself) and `dst`'s
+  // LID; 0 for tables without SLs (routing/tables.h).
+  uint8_t sl(const Endport& src, const Endport& dst) const;
+  // The SL multicast rides with VL layers (sm/subnet.h); none: the group's own.
+  std::optional<uint8_t> multicast_sl() const { return subnet_ ? subnet_->multicast_sl : std::nullopt; }
 
  private:
   // P_KeyTableRecords: every block of every end port's and switch port's P_Key table this SM

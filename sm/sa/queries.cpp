@@ -136,7 +136,6 @@ Result path_records(const Index& ix, std::span<const uint8_t> data, uint64_t mas
   const auto dsts = ends(ix, mask, PathRecord::c_dlid, PathRecord::c_dgid, q->dlid, q->dgid, &status);
   if (status != mad::status::ok) return fail(status);
   const bool policy_sls = policy && !ix.engine_sls();
-  if (!policy_sls && (mask & PathRecord::c_sl) && q->sl != 0) return Result{};  // one SL (no QoS)
   qos::Query match;
   if (mask & (PathRecord::c_service_id_msb | PathRecord::c_service_id_lsb)) match.service_id = q->service_id;
   if (mask & PathRecord::c_pkey) match.pkey = q->pkey;
@@ -156,6 +155,10 @@ Result path_records(const Index& ix, std::span<const uint8_t> data, uint64_t mas
       const auto pkey = (mask & PathRecord::c_pkey) ? shared_pkey(ix.pkeys(*s), ix.pkeys(*d), q->pkey)
                                                     : common_pkey(ix.pkeys(*s), ix.pkeys(*d));
       if (!pkey) continue;
+      // The routing's SL (VL layers: the one that keeps this route's layer acyclic; else 0); a
+      // requester asking for another SL gets no path (with a policy's SLs: checked below).
+      const uint8_t sl = ix.sl(*s, *d);
+      if (!policy_sls && (mask & PathRecord::c_sl) && q->sl != sl) continue;
       auto pi = ix.path(*s, *d);
       if (!pi) continue;
       PathRecord p;
@@ -171,7 +174,7 @@ Result path_records(const Index& ix, std::span<const uint8_t> data, uint64_t mas
       p.tclass = (mask & PathRecord::c_tclass) ? q->tclass : 0;
       p.reversible = true;  // LFT routes are symmetric enough for any reply: every pair is routed
       p.pkey = (mask & PathRecord::c_pkey) ? q->pkey : *pkey;
-      p.sl = 0;
+      p.sl = sl;
       p.mtu_selector = p.rate_selector = p.pkt_life_selector = 2;
       p.mtu = pi->mtu;
       p.rate = pi->rate;

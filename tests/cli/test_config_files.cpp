@@ -99,7 +99,7 @@ TEST_CASE("config files: fabricsm's form honours a value equal to OpenSM's defau
 
 TEST_CASE("config files: what fabricsm cannot honour is refused with the key and the line") {
   Files f;
-  CHECK(error_of(f, "sm_priority 1\nrouting_engine lash\n").starts_with("test.conf:2: bad value for 'routing_engine'"));
+  CHECK(error_of(f, "sm_priority 1\nrouting_engine torus-2QoS\n").starts_with("test.conf:2: bad value for 'routing_engine'"));
   CHECK(error_of(f, "lmc 9\n") == "test.conf:1: bad value for 'lmc': 9 is outside 0..7");
   CHECK(error_of(f, "\n\nno_such_key 1\n") == "test.conf:3: unknown key 'no_such_key'");
   CHECK(error_of(f, "sm_priority = x\n").starts_with("test.conf:1: bad value for 'sm_priority'"));
