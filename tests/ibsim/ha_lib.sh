@@ -36,9 +36,11 @@ start_fabricsm() {
 
 start_opensm() {
   local n=$1 host=$2; shift 2
+  # Before OpenSM starts: made beside it, it raced OpenSM's own stat-then-mkdir, which then
+  # failed with EEXIST ("Failed to create the db directory") and never came up.
+  mkdir -p "$work/$n.tmp"
   (cd "$work/cwd" && SIM_HOST=$host LD_PRELOAD=$SHIM OSM_TMP_DIR=$work/$n.tmp OSM_CACHE_DIR=$work/$n.tmp \
      exec opensm -d 2 -f "$work/$n.log" "$@" > /dev/null 2>&1) &
-  mkdir -p "$work/$n.tmp"
   ha_pids[$n]=$!
 }
 
