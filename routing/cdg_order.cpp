@@ -1,26 +1,17 @@
 #include "routing/cdg_order.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace routing {
 
 ChannelOrder::ChannelOrder(const FabricView& fv) : fv_(&fv) {
   const size_t n = fv.arc_count();
-  rev_.resize(n);
-  head_.resize(n);
-  tail_.resize(n);
+  ArcEnds ends = arc_ends(fv);
+  rev_ = std::move(ends.rev);
+  head_ = std::move(ends.head);
+  tail_ = std::move(ends.tail);
   dep_off_.resize(n + 1);
-  for (SwIdx s = 0; s < fv.switch_count(); ++s) {
-    const auto arcs = fv.arcs(s);
-    for (uint32_t k = 0; k < arcs.size(); ++k) {
-      const uint32_t a = fv.arc_base(s) + k;
-      tail_[a] = s;
-      head_[a] = arcs[k].to;
-      const auto back = fv.arcs(arcs[k].to);
-      for (uint32_t j = 0; j < back.size(); ++j)
-        if (back[j].port == arcs[k].peer_port) rev_[a] = fv.arc_base(arcs[k].to) + j;
-    }
-  }
   uint32_t off = 0;
   for (uint32_t a = 0; a < n; ++a) {
     dep_off_[a] = off;

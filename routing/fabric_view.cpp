@@ -81,4 +81,23 @@ mad::Result<FabricView> FabricView::build(const fabric::Topology& topo) {
   return v;
 }
 
+ArcEnds arc_ends(const FabricView& fv) {
+  ArcEnds e;
+  e.tail.resize(fv.arc_count());
+  e.head.resize(fv.arc_count());
+  e.rev.resize(fv.arc_count());
+  for (SwIdx s = 0; s < fv.switch_count(); ++s) {
+    const auto arcs = fv.arcs(s);
+    for (uint32_t k = 0; k < arcs.size(); ++k) {
+      const uint32_t a = fv.arc_base(s) + k;
+      e.tail[a] = s;
+      e.head[a] = arcs[k].to;
+      const auto back = fv.arcs(arcs[k].to);
+      for (uint32_t j = 0; j < back.size(); ++j)
+        if (back[j].port == arcs[k].peer_port) e.rev[a] = fv.arc_base(arcs[k].to) + j;
+    }
+  }
+  return e;
+}
+
 }  // namespace routing

@@ -94,4 +94,12 @@ class FabricView {
   mad::Lid max_lid_;
 };
 
+// Every arc's ends as flat arrays, for the engines that route over channels (arc ids): the
+// switch it leaves, the one it enters, and the arc back over the same cable.
+struct ArcEnds {
+  std::vector<SwIdx> tail, head;
+  std::vector<uint32_t> rev;
+};
+ArcEnds arc_ends(const FabricView& fv);
+
 }  // namespace routing

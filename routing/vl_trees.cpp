@@ -113,19 +113,10 @@ class TreeGrower {
 
 RoutingTables route_trees(const FabricView& fv, const TreeOptions& opts, std::string& note) {
   const size_t n = fv.switch_count();
-  std::vector<uint32_t> rev(fv.arc_count());
-  std::vector<SwIdx> tail(fv.arc_count()), head(fv.arc_count());
-  for (SwIdx s = 0; s < n; ++s) {
-    const auto arcs = fv.arcs(s);
-    for (uint32_t k = 0; k < arcs.size(); ++k) {
-      const uint32_t a = fv.arc_base(s) + k;
-      tail[a] = s;
-      head[a] = arcs[k].to;
-      const auto back = fv.arcs(arcs[k].to);
-      for (uint32_t j = 0; j < back.size(); ++j)
-        if (back[j].port == arcs[k].peer_port) rev[a] = fv.arc_base(arcs[k].to) + j;
-    }
-  }
+  const ArcEnds ends = arc_ends(fv);
+  const std::vector<uint32_t>& rev = ends.rev;
+  const std::vector<SwIdx>& tail = ends.tail;
+  const std::vector<SwIdx>& head = ends.head;
   const std::vector<uint32_t> order = dest_rounds(fv);
   // Trees grown side by side from the same loads herd onto the same links (a batch of 10 on
   // ft3-r16: 7680 routes on the busiest link, 1640 one at a time): one at a time.
