@@ -18,7 +18,9 @@ TEST_CASE("determinism: discovery order and thread count do not change the table
   auto torus = sim::make_torus({.dims = {4, 4}, .cas_per_switch = 2});
   REQUIRE(torus.has_value());
   for (const sim::FabricSpec* spec : {&*tree, &*torus}) {
+    // Under ASan (-O0, 20 times slower): LMC 0 only, and the reversed order at 3 threads alone.
     for (uint8_t lmc : {uint8_t{0}, uint8_t{1}}) {
+      if (RTEST_SANITIZED && lmc != 0) continue;
       const fabric::Topology a = to_topology(*spec, {.lmc = lmc});
       const fabric::Topology b = to_topology(*spec, {.lmc = lmc, .reverse = true});
       for (auto name : routing::engine_names()) {
@@ -36,8 +38,10 @@ TEST_CASE("determinism: discovery order and thread count do not change the table
           if (r.has_value() != ref.has_value()) return false;
           return r ? *r == *ref : r.error().message == ref.error().message;
         };
-        CHECK(same((*engine)->compute(b, one)));
-        CHECK(same((*engine)->compute(a, two)));
+        if (!RTEST_SANITIZED) {
+          CHECK(same((*engine)->compute(b, one)));
+          CHECK(same((*engine)->compute(a, two)));
+        }
         CHECK(same((*engine)->compute(b, three)));
         // What an engine routes, it routes deadlock-free where it promises to.
         if (ref && (*engine)->deadlock_free()) CHECK(deadlock_free(a, *ref));
