@@ -213,6 +213,16 @@ class Parser {
     return r;
   }
 
+  // The section just closed (the last of `all`) has a name no earlier one has.
+  template <class Named>
+  mad::Result<void> unique_name(const std::vector<Named>& all, const std::vector<unsigned>& lines, std::string_view what) {
+    const std::string& name = all.back().name;
+    for (size_t i = 0; i + 1 < all.size(); ++i)
+      if (all[i].name == name)
+        return error(open_line_, fmt::format("{} {} is defined twice (first at line {})", what, mad::quoted(name), lines[i]));
+    return {};
+  }
+
   mad::Result<void> begin_group() {
     open(In::port_group, "port-group");
     p_.groups.emplace_back();
@@ -222,12 +232,8 @@ class Parser {
   }
 
   mad::Result<void> end_group() {
-    const PortGroup& g = p_.groups.back();
     if (!have_name_) return error(open_line_, "port-group without a name");
-    for (size_t i = 0; i + 1 < p_.groups.size(); ++i)
-      if (p_.groups[i].name == g.name)
-        return error(open_line_, fmt::format("port group {} is defined twice (first at line {})", mad::quoted(g.name),
-                                             group_lines_[i]));
+    if (auto r = unique_name(p_.groups, group_lines_, "port group"); !r) return r;
     in_ = In::port_groups;
     return {};
   }
@@ -287,12 +293,8 @@ class Parser {
   }
 
   mad::Result<void> end_level() {
-    const Level& l = p_.levels.back();
     if (!have_name_) return error(open_line_, "qos-level without a name");
-    for (size_t i = 0; i + 1 < p_.levels.size(); ++i)
-      if (p_.levels[i].name == l.name)
-        return error(open_line_, fmt::format("qos-level {} is defined twice (first at line {})", mad::quoted(l.name),
-                                             level_lines_[i]));
+    if (auto r = unique_name(p_.levels, level_lines_, "qos-level"); !r) return r;
     in_ = In::levels;
     return {};
   }
