@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <queue>
 #include <tuple>
 
@@ -27,7 +28,7 @@ class TreeGrower {
       : fv_(fv), rev_(rev), tail_(tail), base_(base), seen_(fv.switch_count(), 0), dist_(fv.switch_count(), 0),
         hop_(fv.switch_count(), 0), tent_(fv.switch_count(), 0), tent_seen_(fv.switch_count(), 0) {}
 
-  void grow(SwIdx root, std::span<const uint64_t> load, bool min_hop, std::vector<uint32_t>& chan,
+  void grow(SwIdx root, std::span<const uint64_t> load, bool min_hop, bool bottleneck, std::vector<uint32_t>& chan,
             std::vector<SwIdx>& order) {
     if (++stamp_ == 0) {
       std::fill(seen_.begin(), seen_.end(), 0);
@@ -36,7 +37,7 @@ class TreeGrower {
     }
     chan.assign(fv_.switch_count(), kNoTreeArc);
     order.clear();
-    if (min_hop) return shortest(root, load, chan, order);
+    if (min_hop) return shortest(root, load, bottleneck, chan, order);
     heap_ = {};
     heap_.emplace(0, root, kNoTreeArc);
     // tent_ holds the best tentative distance (tent_seen_ stamps it): only improvements are pushed.
@@ -63,8 +64,9 @@ class TreeGrower {
 
  private:
   // Breadth first from the root; a switch takes, among its arcs one hop closer, the one with
-  // the least load on the way (lowest arc on ties).
-  void shortest(SwIdx root, std::span<const uint64_t> load, std::vector<uint32_t>& chan, std::vector<SwIdx>& order) {
+  // the least load on the way, summed or (bottleneck) its busiest channel's (lowest arc on ties).
+  void shortest(SwIdx root, std::span<const uint64_t> load, bool bottleneck, std::vector<uint32_t>& chan,
+                std::vector<SwIdx>& order) {
     seen_[root] = stamp_;
     hop_[root] = 0;
     dist_[root] = 0;
@@ -78,7 +80,7 @@ class TreeGrower {
           const SwIdx v = arcs[k].to;
           const uint32_t a = fv_.arc_base(x) + k;
           if (seen_[v] != stamp_ || hop_[v] + 1u != hop_[x]) continue;
-          const uint64_t w = dist_[v] + base_ + load[a];
+          const uint64_t w = bottleneck ? std::max(dist_[v], load[a]) : dist_[v] + base_ + load[a];
           if (w < best) {
             best = w;
             chan[x] = a;
@@ -111,7 +113,7 @@ class TreeGrower {
 
 }  // namespace
 
-RoutingTables route_trees(const FabricView& fv, const TreeOptions& opts, std::string& note) {
+RoutingTables route_trees(const FabricView& fv, const TreeOptions& opts, std::string& note, uint64_t& busiest) {
   const size_t n = fv.switch_count();
   const ArcEnds ends = arc_ends(fv);
   const std::vector<uint32_t>& rev = ends.rev;
@@ -149,7 +151,7 @@ RoutingTables route_trees(const FabricView& fv, const TreeOptions& opts, std::st
         m, opts.threads,
         [&](size_t i, unsigned w) {
           if (k != 0 && !tree_chan[key[start + i]].empty()) return;  // grown already
-          growers[w].grow(fv.dests()[order[start + i]].sw, load, opts.min_hop, chans[i], orders[i]);
+          growers[w].grow(fv.dests()[order[start + i]].sw, load, opts.min_hop, opts.bottleneck, chans[i], orders[i]);
         },
         1);
     for (size_t i = 0; i < m; ++i) {
@@ -190,9 +192,9 @@ RoutingTables route_trees(const FabricView& fv, const TreeOptions& opts, std::st
   std::sort(diag.unrouted.begin(), diag.unrouted.end(), [](const UnroutedPair& a, const UnroutedPair& b) {
     return std::tie(a.from, a.lid) < std::tie(b.from, b.lid);
   });
-  const uint64_t busiest = load.empty() ? 0 : *std::max_element(load.begin(), load.end());
-  note = fmt::format("{} paths, {}, busiest channel {} CA routes",
-                     opts.min_hop ? "shortest" : "weighted",
+  busiest = load.empty() ? 0 : *std::max_element(load.begin(), load.end());
+  note = fmt::format("{} paths{}, {}, busiest channel {} CA routes", opts.min_hop ? "shortest" : "weighted",
+                     opts.bottleneck ? " (least loaded busiest channel)" : "",
                      k == 0 ? std::string("a tree per destination LID") : fmt::format("{} tree(s) per switch", k), busiest);
   return tables;
 }
@@ -201,24 +203,65 @@ RoutingTables route_trees(const FabricView& fv, const TreeOptions& opts, std::st
 
 namespace routing {
 
+namespace {
+
+// Destinations x channels within which the fallback tries every tree count and parent rule
+// (4x4x4 torus: 123k; a 32x32 torus with 8 CAs: 37M, where one attempt takes seconds).
+constexpr uint64_t kTryAllBudget = 8'000'000;
+
+}  // namespace
+
 mad::Result<RoutingTables> route_layered(const fabric::Topology& topo, const RoutingOptions& opts, bool min_hop,
                                          std::string_view engine) {
   auto fv = FabricView::build(topo);
   if (!fv) return std::unexpected(fv.error());
   const unsigned max_vls = std::clamp(opts.max_vls, 1u, kMaxDataVls);
-  mad::Error last;
-  for (unsigned k : {0u, 2u, 1u}) {
+  struct Attempt {
+    unsigned trees;
+    bool bottleneck;
+    bool counts;  // the last: its error says how many VLs it needs
+  };
+  std::vector<Attempt> fallbacks;
+  const bool all = uint64_t{fv->dests().size()} * fv->arc_count() <= kTryAllBudget;
+  if (all) {
+    for (unsigned k : {3u, 2u, 1u})
+      for (bool b : {false, true})
+        if (min_hop || !b) fallbacks.push_back(Attempt{k, b, false});
+  } else {
+    fallbacks = {Attempt{2, false, false}, Attempt{1, false, false}};
+  }
+  fallbacks.back().counts = true;
+
+  const auto attempt = [&](const Attempt& a, uint64_t& busiest) -> mad::Result<RoutingTables> {
     std::string note;
-    RoutingTables tables = route_trees(*fv, TreeOptions{min_hop, opts.threads, k}, note);
-    auto layers = assign_layers(*fv, tables, max_vls, opts.threads, k == 1);  // the last attempt counts
-    if (!layers) {
-      last = layers.error();
-      continue;
-    }
+    RoutingTables tables =
+        route_trees(*fv, TreeOptions{min_hop, opts.threads, a.trees, a.bottleneck}, note, busiest);
+    auto layers = assign_layers(*fv, tables, max_vls, opts.threads, a.counts);
+    if (!layers) return std::unexpected(layers.error());
     tables.diagnostics().note_first(
         fmt::format("{}: {} VL(s) for {} routes; {}", engine, layers->layers, layers->routes, note));
     return tables;
+  };
+  uint64_t busiest = 0;
+  auto first = attempt(Attempt{0, false, false}, busiest);
+  if (first) return first;
+  mad::Error last = first.error();
+  std::optional<RoutingTables> best;
+  uint64_t best_load = UINT64_MAX;
+  for (const Attempt& a : fallbacks) {
+    auto t = attempt(a, busiest);
+    if (!t) {
+      last = t.error();
+      continue;
+    }
+    if (!all) return t;
+    // Least loaded busiest channel, then fewer VLs, then the earlier attempt.
+    if (!best || busiest < best_load || (busiest == best_load && t->vls_used() < best->vls_used())) {
+      best_load = busiest;
+      best = std::move(*t);
+    }
   }
+  if (best) return std::move(*best);
   return std::unexpected(last);
 }
 

@@ -22,15 +22,22 @@ struct TreeOptions {
   // 0: a tree per destination LID (the best balance). k > 0: the LIDs of a switch share k
   // trees (its ports' ranks mod k): fewer distinct dependencies, so fewer VLs.
   unsigned trees_per_switch = 0;
+  // Shortest paths only: a switch takes the parent whose path's busiest channel is least
+  // loaded, instead of the least total load on the way (fewer VLs where trees are shared).
+  bool bottleneck = false;
 };
 
 // LFTs for every destination LID of `fv` (reachable switches only; the others are in the
-// diagnostics as unrouted). `note` gets a summary (trees, busiest channel).
-RoutingTables route_trees(const FabricView& fv, const TreeOptions& opts, std::string& note);
+// diagnostics as unrouted). `note` gets a summary (trees, busiest channel), `busiest` the CA
+// routes on the busiest channel.
+RoutingTables route_trees(const FabricView& fv, const TreeOptions& opts, std::string& note, uint64_t& busiest);
 
 // The VL engines' compute(): trees, then layers (vl_layers.h). A tree per destination LID
-// first; when its layers need more than opts.max_vls, two trees per switch, then one (as
-// OpenSM's engines route: fewer VLs, less balance); the error of the last when none fits.
+// first; when its layers need more than opts.max_vls, fewer distinct trees (as OpenSM's
+// engines route: fewer VLs, less balance): on fabrics within a work budget 3, 2 and 1 trees
+// per switch, for lash each with both parent rules, and the one that fits with the least
+// loaded busiest channel wins; on larger ones 2 then 1, the first that fits. The error of the
+// last when none fits.
 mad::Result<RoutingTables> route_layered(const fabric::Topology& topo, const RoutingOptions& opts, bool min_hop,
                                          std::string_view engine);
 

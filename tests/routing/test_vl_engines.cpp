@@ -100,6 +100,19 @@ TEST_CASE("vl engines: fewer VLs allowed, fewer trees; too few is an error that 
   }
 }
 
+TEST_CASE("vl engines: below the VLs of a tree per LID, lash keeps the balance") {
+  // The 4x4x4 torus with 4 CAs a switch: a tree per LID needs 8 VLs; at OpenSM's 5, OpenSM's lash
+  // reaches 768 routes on its busiest link (1.5x the cut bound: dimension order's load). Two
+  // trees per switch summing the load on the way needed 6, one tree 4 VLs at 896 (1.75x).
+  if (RTEST_SANITIZED) return;
+  const fabric::Topology topo = make(sim::make_torus({.dims = {4, 4, 4}, .cas_per_switch = 4}));
+  const fabric::CutBounds b = fabric::cut_bounds(topo);
+  const routing::RoutingTables t = check_vl_engine("lash", topo, 5);
+  const Loads l = loads(topo, t, false);
+  MESSAGE("lash at 5 VLs: max all-to-all ", l.max_all_to_all, " on ", t.vls_used(), " VLs, bound ", b.max_link_load);
+  CHECK(l.max_all_to_all * 2 <= b.max_link_load * 3);
+}
+
 TEST_CASE("vl engines: tori, at or below minhop's load and within the cut bounds") {
   std::vector<std::pair<std::string, fabric::Topology>> fabrics;
   fabrics.emplace_back("6x6", make(sim::make_torus({.dims = {6, 6}, .cas_per_switch = 3})));
