@@ -22,13 +22,15 @@
 // Attempts: both kinds of escape paths (the spanning tree leaves the Dijkstra more freedom:
 // tori, HyperX; up*/down* spreads better where the tree's single paths pile up: fat trees,
 // random graphs, Dragonfly), each with three base weights of an empty channel (1: routes spread
-// over longer paths; 128: they stay short), side by side on the threads; kept: fewest pairs
-// unrouted, then the lightest busiest channel. The winner is routed again with rerouting
-// passes (rip-up and reroute: each destination's tree is taken out, its dependencies released
-// where no other tree holds them, and routed again over everyone else's loads; the pass with
-// the lightest busiest channel is kept). A work budget (destinations x channels) limits the
-// extra attempts and passes to small fabrics: measured on an 8x8 2D torus, the 4x4x4 torus
-// and a random 64-switch graph, the base weight alone moves the busiest channel by up to 1.5x.
+// over longer paths; 128: they stay short), five prices on a dependency the CDG does not hold
+// yet, and the destinations of each round in switch or in scattered order: 60 starting points,
+// side by side on the threads, because the search is chaotic (one early route decides which
+// dependencies later ones find); kept: fewest pairs unrouted, then the lightest busiest
+// channel. The best four are routed again with rerouting passes (rip-up and reroute: each
+// destination's tree is taken out, its dependencies released where no other tree holds them,
+// and routed again over everyone else's loads; the pass with the lightest busiest channel is
+// kept). A work budget (destinations x channels) limits the extra attempts and passes to small
+// fabrics.
 //
 // Destinations go in rounds (the first CA of every switch, then the second, ...), CA LIDs
 // before switch LIDs (these carry management traffic only, and add no load). The CDG is
@@ -52,10 +54,12 @@ namespace routing {
 namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
-// Rerouting passes of the winning attempt, and the work (destinations x channels) the attempts
-// and passes together may take: the 8x8 torus and the 64-switch graphs get six attempts and
-// three passes, a 1k-CA fat tree or a 1,000-switch torus the two base-1 attempts only.
+// Rerouting passes of the best attempts, and the work (destinations x channels) the attempts
+// and passes together may take: the 8x8 torus gets all 60 attempts and three passes for the
+// best four, the 64-switch random graph 33 and the same passes, a 1k-CA fat tree or a
+// 1,000-switch torus the two base-1 attempts only.
 constexpr unsigned kReroutePasses = 3;
+constexpr size_t kRerouted = 4;  // the best attempts that get them
 constexpr uint64_t kWorkBudget = 8'000'000;
 
 // Tree arcs (BFS from the roots, then from any switch left, so it spans every component).
@@ -109,9 +113,10 @@ uint8_t shortest_port(const FabricView& fv, SwIdx t, SwIdx s, std::vector<int32_
 class Router {
  public:
   Router(const FabricView& fv, ChannelOrder& cdg, std::span<const uint8_t> tree,
-         std::span<const uint32_t> comp, uint64_t base, const Orientation* orient,
+         std::span<const uint32_t> comp, uint64_t base, uint64_t fresh, const Orientation* orient,
          const UpDownCosts* costs)
-      : fv_(fv), cdg_(cdg), tree_(tree), comp_(comp), orient_(orient), costs_(costs), base_(base), n_(fv.switch_count()),
+      : fv_(fv), cdg_(cdg), tree_(tree), comp_(comp), orient_(orient), costs_(costs), base_(base), fresh_(fresh),
+        n_(fv.switch_count()),
         load_(fv.arc_count(), 0), chan_(n_, kNone), seen_(n_, 0), cas_(n_, 0), flow_(n_, 0) {
     for (SwIdx s = 0; s < n_; ++s) {
       cas_[s] = fv.endpoints_at(s).size();
@@ -193,7 +198,9 @@ class Router {
     for (uint32_t k = 0; k < fv_.arcs(x).size(); ++k) {
       const uint32_t in = cdg_.reverse(fv_.arc_base(x) + k);  // y -> x
       const SwIdx y = cdg_.tail(in);
-      if (seen_[y] != stamp_) heap_.emplace(d + weight(in), y, in);
+      // A dependency not in the CDG yet costs `fresh_` more: routes that reuse dependencies
+      // leave later destinations more room.
+      if (seen_[y] != stamp_) heap_.emplace(d + weight(in) + (c != kNone && !cdg_.has(in, c) ? fresh_ : 0), y, in);
     }
   }
 
@@ -311,6 +318,7 @@ class Router {
   const Orientation* orient_;
   const UpDownCosts* costs_;
   const uint64_t base_;
+  const uint64_t fresh_;
   const size_t n_;
   std::vector<uint64_t> load_;
   std::vector<uint32_t> chan_, seen_;
@@ -355,8 +363,27 @@ struct Attempt {
 struct AttemptConfig {
   bool updown = false;
   uint64_t base = 1;
+  uint64_t fresh = 0;  // the extra weight of a channel whose dependency is not in the CDG yet
+  bool scatter = false;  // each round's destinations in a scattered switch order
   unsigned passes = 0;
 };
+
+// The attempts in the order the work budget admits them: both kinds of escape paths with base
+// weight 1 (a large fabric gets these two), then each round of destinations in a scattered
+// switch order, base weights 8 and 128, then all of that with a price on new dependencies. The
+// search is chaotic (one early route changes which dependencies later ones find), so several
+// starting points are what it takes: measured with new dependencies priced 0, 2, 8, 32 or 128
+// (switches in order), the 8x8 torus's busiest channel ranged from 2216 to 3756 routes with no
+// trend, the random 64-switch graph's from 508 to 924; the scattered order took the torus's
+// best from 2216 to 1936.
+std::vector<AttemptConfig> attempt_configs() {
+  std::vector<AttemptConfig> out;
+  for (uint64_t base : {1, 8, 128})
+    for (uint64_t fresh : {0, 128, 8, 32, 2})
+      for (bool scatter : {false, true})
+        for (bool updown : {false, true}) out.push_back(AttemptConfig{updown, base, fresh, scatter, 0});
+  return out;
+}
 
 Attempt route_all(const Topology& topo, const FabricView& fv, const RootChoice& roots, AttemptConfig cfg,
                   unsigned threads) {
@@ -419,11 +446,14 @@ Attempt route_all(const Topology& topo, const FabricView& fv, const RootChoice& 
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   const auto key = [&](uint32_t i) {
     const Dest& d = fv.dests()[i];
-    return std::make_tuple(d.out == 0, d.path, rank[i], d.sw, i);
+    // Scattered: the switches of a round in a fixed pseudo-random order (Knuth's multiplicative
+    // hash), so consecutive destinations sit far apart.
+    const uint64_t sw = cfg.scatter ? (uint64_t{d.sw} * 2654435761u) % 1000003u : d.sw;
+    return std::make_tuple(d.out == 0, d.path, rank[i], sw, i);
   };
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
 
-  Router router(fv, cdg, tree, comp, cfg.base, &orient, updown ? &costs : nullptr);
+  Router router(fv, cdg, tree, comp, cfg.base, cfg.fresh, &orient, updown ? &costs : nullptr);
   Attempt out{RoutingTables(topo, fv.max_lid()), 0, {}};
   RoutingTables& tables = out.tables;
   RoutingDiagnostics& diag = tables.diagnostics();
@@ -483,9 +513,11 @@ Attempt route_all(const Topology& topo, const FabricView& fv, const RootChoice& 
     return std::tie(a.from, a.lid) < std::tie(b.from, b.lid);
   });
   out.max_load = best_max;
-  out.note = fmt::format("{} escape, base weight {}, {} rerouting passes: busiest channel {} routes, {} "
-                         "dependencies ({} of the escape paths), {} of {} destinations on escape paths",
-                         updown ? "up*/down*" : "spanning-tree", cfg.base, cfg.passes, out.max_load,
+  out.note = fmt::format("{} escape, base weight {}, new dependencies {} more, {} order, {} rerouting passes: "
+                         "busiest channel {} routes, {} dependencies ({} of the escape paths), {} of {} "
+                         "destinations on escape paths",
+                         updown ? "up*/down*" : "spanning-tree", cfg.base, cfg.fresh,
+                         cfg.scatter ? "scattered" : "switch", cfg.passes, out.max_load,
                          cdg.dependencies(), escape_deps, router.impasses(), fv.dests().size());
   return out;
 }
@@ -496,35 +528,47 @@ Result<RoutingTables> CdgEngine::compute(const Topology& topo, const RoutingOpti
   const FabricView& fv = *fvr;
   auto roots = choose_roots(fv, opts);
   if (!roots) return std::unexpected(roots.error());
-  // Several attempts (both kinds of escape paths, three base weights), side by side on the
-  // threads, and the routes that leave fewest pairs unrouted (up*/down* has no path for some
-  // pairs of a degraded tree; the spanning tree always has one), then whose busiest channel
-  // carries less, then the first: which one wins depends on the fabric, not on a guess about
-  // it. The winner is then routed again with rerouting passes. All within a work budget, so a
-  // large fabric gets the two base-1 attempts only.
-  static constexpr AttemptConfig kConfigs[] = {{false, 1}, {true, 1}, {false, 8}, {true, 8}, {false, 128}, {true, 128}};
+  // Several attempts (attempt_configs()), side by side on the threads, and the routes that
+  // leave fewest pairs unrouted (up*/down* has no path for some pairs of a degraded tree; the
+  // spanning tree always has one), then whose busiest channel carries less, then the first:
+  // which one wins depends on the fabric, not on a guess about it. The best are then routed
+  // again with rerouting passes. All within a work budget, so a large fabric gets the two
+  // base-1 attempts only.
+  const std::vector<AttemptConfig> configs = attempt_configs();
   const uint64_t pass_work = std::max<uint64_t>(1, uint64_t{fv.dests().size()} * fv.arc_count());
-  const size_t attempts = std::clamp<uint64_t>(kWorkBudget / pass_work, 2, std::size(kConfigs));
+  // In units of one routing of every destination: up to a third kept for rerouting passes.
+  const uint64_t units = kWorkBudget / pass_work;
+  const uint64_t reserve = std::min<uint64_t>(kRerouted * (kReroutePasses + 1), units / 3);
+  const size_t attempts = std::clamp<uint64_t>(units > reserve ? units - reserve : 0, 2, configs.size());
   std::vector<Attempt> tried(attempts);
   parallel_for(attempts, opts.threads, [&](size_t i, unsigned) {
-    tried[i] = route_all(topo, fv, *roots, kConfigs[i], 1);
+    tried[i] = route_all(topo, fv, *roots, configs[i], 1);
   }, 1);
   const auto rank = [](const Attempt& a) { return std::make_pair(a.tables.diagnostics().unrouted_pairs, a.max_load); };
+  std::vector<size_t> by_rank(attempts);
+  for (size_t i = 0; i < attempts; ++i) by_rank[i] = i;
+  std::stable_sort(by_rank.begin(), by_rank.end(), [&](size_t a, size_t b) { return rank(tried[a]) < rank(tried[b]); });
+  // The best few are routed again with rerouting passes (each its first pass again and
+  // then the passes), as many as the budget left allows; each is never worse than it was.
+  const uint64_t left = units > attempts ? units - attempts : 0;
+  const unsigned passes = static_cast<unsigned>(std::min<uint64_t>(kReroutePasses, left > 0 ? left - 1 : 0));
+  const size_t again = passes == 0 ? 0 : std::min<uint64_t>(kRerouted, left / (passes + 1));
+  parallel_for(again, opts.threads, [&](size_t i, unsigned) {
+    AttemptConfig cfg = configs[by_rank[i]];
+    cfg.passes = passes;
+    tried[by_rank[i]] = route_all(topo, fv, *roots, cfg, again == 1 ? opts.threads : 1);
+  }, 1);
   size_t pick = 0;
   for (size_t i = 1; i < attempts; ++i)
     if (rank(tried[i]) < rank(tried[pick])) pick = i;
-  const uint64_t left = kWorkBudget > attempts * pass_work ? kWorkBudget - attempts * pass_work : 0;
-  AttemptConfig again = kConfigs[pick];
-  again.passes = static_cast<unsigned>(std::min<uint64_t>(kReroutePasses, left / pass_work));
-  if (again.passes > 0) {
-    // Its first pass is the attempt's own (deterministic), so this is never worse.
-    tried[pick] = route_all(topo, fv, *roots, again, opts.threads);
-  }
   Attempt& best = tried[pick];
-  std::string others;
-  for (size_t i = 0; i < attempts; ++i)
-    if (i != pick) others += fmt::format("; {}", tried[i].note);
-  best.tables.diagnostics().note_first(fmt::format("cdg: {} (kept{}); {}", best.note, others, roots->how));
+  uint64_t lightest = UINT64_MAX, heaviest = 0;
+  for (const Attempt& a : tried) {
+    lightest = std::min(lightest, a.max_load);
+    heaviest = std::max(heaviest, a.max_load);
+  }
+  best.tables.diagnostics().note_first(fmt::format("cdg: {} (kept of {} attempts, whose busiest channels carried {} to {} routes); {}",
+                                                   best.note, attempts, lightest, heaviest, roots->how));
   return std::move(best.tables);
 }
 

@@ -4,6 +4,8 @@
 // graph, a degraded fat tree, HyperX and Dragonfly.
 #include <doctest/doctest.h>
 
+#include <tuple>
+
 #include "checks.h"
 #include "helpers.h"
 #include "fabric/bounds.h"
@@ -68,6 +70,23 @@ TEST_CASE("cdg: 6x6 torus, well below updn and within 3.5x of the bisection boun
   CHECK(static_cast<double>(m.max_link_load) <= 3.5 * static_cast<double>(b.max_link_load));
   CHECK(m.max_link_load < updn.max_link_load);
   CHECK(m.shift_congestion < updn.shift_congestion);
+}
+
+TEST_CASE("cdg: the 8x8 torus and a 64-switch random graph, near their cut bounds") {
+  // Issue 20's fabrics (4 CAs a switch): OpenSM's nue reaches 2748 and 752 routes on the
+  // busiest link there (2.68x and 2.98x these bounds); the goal is 0.8x nue's. One ordering of
+  // the destinations gave 3032 and 664 (2.96x, 2.63x): it takes the attempts' spread.
+  if (RTEST_SANITIZED) return;
+  for (auto& [what, topo, within] : std::vector<std::tuple<std::string, fabric::Topology, double>>{
+           {"torus", gen(sim::make_torus({.dims = {8, 8}, .cas_per_switch = 4})), 2.0},
+           {"random", gen(sim::make_random({.switches = 64, .ports = 12, .cas_per_switch = 4, .seed = 1})), 2.25}}) {
+    CAPTURE(what);
+    const fabric::MetricsReport m = check_fabric(topo);
+    const fabric::CutBounds b = fabric::cut_bounds(topo);
+    MESSAGE(what, ": cdg ", m.max_link_load, " / ", m.shift_congestion, ", bounds ", b.max_link_load, " / ",
+            b.shift_congestion);
+    CHECK(static_cast<double>(m.max_link_load) <= within * static_cast<double>(b.max_link_load));
+  }
 }
 
 TEST_CASE("cdg: random graph, HyperX, Dragonfly") {
