@@ -33,8 +33,16 @@ void no_change_codes(mad::PortInfo& p) {
 }
 
 PortPlan plan_ports(const Topology& topo, const FabricModel& model, Lid sm_lid, const PortPolicy& policy,
-                    const mkey::KeyRing* keys) {
+                    const mkey::KeyRing* keys, const routing::RoutingTables* tables) {
   PortPlan plan;
+  const bool layered = tables != nullptr && tables->has_sls();
+  // The SL of (node, port)'s route to the SM: from the switch itself, or a CA's ingress switch.
+  const auto sm_sl_of = [&](NodeId id, const Port& p) -> uint8_t {
+    if (!layered) return policy.sm_sl;
+    const NodeId ingress = topo.node(id).is_switch() ? id : p.linked() ? p.peer : id;
+    if (!topo.node(ingress).is_switch() || !tables->has_table(ingress)) return policy.sm_sl;
+    return tables->sl(ingress, sm_lid);
+  };
   // Looked up once: each port reads its node's record and its peer's.
   std::vector<const NodeRec*> records(topo.node_count());
   for (NodeId id = 0; id < topo.node_count(); ++id) records[id] = model.find(topo.node(id).guid);
@@ -56,7 +64,7 @@ PortPlan plan_ports(const Topology& topo, const FabricModel& model, Lid sm_lid, 
         want.lid = p.lid;
         want.lmc = p.lmc;
         want.master_sm_lid = sm_lid;
-        want.master_sm_sl = policy.sm_sl;
+        want.master_sm_sl = sm_sl_of(id, p);
         want.subnet_timeout = policy.subnet_timeout;
         want.m_key = keys ? keys->own_key(key_port) : policy.m_key;
         want.m_key_lease_period = policy.m_key_lease;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "routing/tables.h"
 #include "sm/fabric_model.h"
 #include "sm/mkey/key_ring.h"
 
@@ -66,7 +67,10 @@ struct PortPlan {
 };
 
 // `keys`: each port's M_Key (none: policy.m_key); ports it says refuse this SM are left alone.
+// `tables` with SLs (VL layers): a port's MasterSMSL is the SL of its route to the SM (from the
+// switch its packets enter by), so that its SA traffic rides that route's layer; otherwise
+// policy.sm_sl.
 PortPlan plan_ports(const Topology& topo, const FabricModel& model, Lid sm_lid, const PortPolicy& policy,
-                    const mkey::KeyRing* keys = nullptr);
+                    const mkey::KeyRing* keys = nullptr, const routing::RoutingTables* tables = nullptr);
 
 }  // namespace sm

@@ -18,7 +18,7 @@ void Programmer::start(std::shared_ptr<const Topology> topo, std::shared_ptr<con
   stats_ = {};
   tampered_.clear();
   lfts_ = plan_lfts(*topo_, *tables_, model_, memory_, policy, verify, client_.keys());
-  ports_ = plan_ports(*topo_, model_, sm_lid, policy, client_.keys());
+  ports_ = plan_ports(*topo_, model_, sm_lid, policy, client_.keys(), tables_.get());
   for (const LftPlan::MemoryEdit& e : lfts_.memory) {
     SwitchMemory& m = memory_of(e.sw);
     if (e.forget) m.block_hash.assign(e.blocks, 0);

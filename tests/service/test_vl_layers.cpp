@@ -120,6 +120,19 @@ TEST_CASE("VL layers: lash on a torus, SLs from the SA, SL2VL per layer: acyclic
       }
     }
   }
+  // Each CA's MasterSMSL is its route's SL to the SM (its SA traffic stays on that layer).
+  size_t cas = 0, nonzero = 0;
+  for (const sim::SimNode& n : bed.fabric->nodes()) {
+    if (n.is_switch()) continue;
+    const sim::SimPort& p = n.ports[1];
+    REQUIRE(p.peer != sim::kNoNode);
+    REQUIRE(p.sm_lid != 0);
+    CHECK(p.sm_sl == tables.sl(bed.id_of(p.peer), mad::Lid(p.sm_lid)));
+    ++cas;
+    nonzero += p.sm_sl != 0;
+  }
+  CHECK(cas == 32);
+  CHECK(nonzero > 0);
   // Left at all-to-VL0, the same routes have the one-VL graph's cycle again.
   for (sim::NodeIdx i = 0; i < bed.fabric->nodes().size(); ++i) {
     for (sim::SimPort& p : bed.fabric->mutable_node(i).ports) {
