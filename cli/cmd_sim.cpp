@@ -168,7 +168,7 @@ int cmd_sim(int argc, char** argv) {
       if (!a.compare.empty()) bad = "--import-lfts: in --compare, name the dump as an entry lfts:FILE";
       else engines = {"lfts:" + a.import_lfts + (a.import_sls.empty() ? "" : "+sls:" + a.import_sls)};
     } else if (!a.import_sls.empty() && bad.empty()) {
-      bad = "--import-sls goes with --import-lfts: the SLs are the dump's LIDs'";
+      bad = "--import-sls goes with --import-lfts: its SLIDs and DLIDs are the dump's LIDs";
     }
     for (const auto& e : engines)
       if (e.starts_with("lfts:")) {

@@ -4,6 +4,10 @@
 # CA: the SLs are not all 0 (a torus's rings need more than one layer), and the same for both
 # sources (the SL belongs to the ingress switch); smpquery sl2vl on the switch port facing the
 # source maps every SL seen to the VL of the same number, and the CA's PortInfo OperVLs covers them.
+# Then what the switches hold, read off ibsim (dump_fts, saquery PR from one CA of each switch to
+# every CA, smpquery sl2vl of every linked switch port), imported with `fabricsm sim --import-lfts
+# --import-sls`: every pair routed, the one-VL graph cyclic (a torus's rings), and per VL acyclic
+# on as many VLs as the SA gave SLs, none dropped.
 . "$(dirname "$0")/lib.sh"
 
 FABRICSM=$(realpath "$1")
@@ -56,7 +60,30 @@ for sl in $(seq 0 "$max_sl"); do
 done
 opvls=$(shim_at "$a" smpquery -D portinfo 0 2>/dev/null | awk -F. '/^OperVLs:/ { print $NF }')
 log "OperVLs of $a: $opvls"
+
+# The layers as the switches and the SA hold them, judged by the simulator's per-VL check.
+shim dump_fts > "$work/fts.txt" 2>/dev/null || fail "dump_fts"
+shim ibnetdiscover -p > "$work/ibnet.txt" 2>/dev/null || fail "ibnetdiscover -p"
+: > "$work/sls.txt"
+while read -r slid dlid; do
+  sl=$(shim timeout 10 saquery PR --slid "$slid" --dlid "$dlid" 2>/dev/null | awk -F. '/^[[:space:]]*sl[.]/ { print $NF; exit }')
+  [ -n "$sl" ] && echo "path $slid $dlid $((sl))" >> "$work/sls.txt"
+done < <(awk '$1 == "CA" { ca[++n] = $2; if (!($9 in src)) { src[$9] = $2; o[++m] = $2 } }
+              END { for (i = 1; i <= m; i++) for (j = 1; j <= n; j++) if (o[i] != ca[j]) print o[i], ca[j] }' "$work/ibnet.txt")
+paths=$(wc -l < "$work/sls.txt"); sls=$(awk '{ s[$4] = 1 } END { n = 0; for (k in s) n++; print n }' "$work/sls.txt")
+while read -r lid port guid; do
+  shim smpquery sl2vl "$lid" "$port" 2>/dev/null |
+    awk -v g="$guid" '/^ports: in/ { gsub(/[,:|]/, " "); printf "sl2vl %s %d %d", g, $3, $5; for (i = 6; i <= 21; i++) printf " %d", $i; print "" }'
+done < <(awk '$1 == "SW" { print $2, $3, $4 }' "$work/ibnet.txt" | sort -u) >> "$work/sls.txt"
+log "read off ibsim: $paths PathRecords ($sls SLs), $(grep -c '^sl2vl' "$work/sls.txt") SL2VL tables"
+[ "$paths" -eq $((16 * (${#cas[@]} - 1))) ] || fail "PathRecords missing: $paths"
 sm_stop TERM
+j=$("$FABRICSM" sim -t "$NET" --import-lfts "$work/fts.txt" --import-sls "$work/sls.txt" --metrics --json 2> "$work/sim.err")
+[ -n "$j" ] || fail "fabricsm sim --import-sls: $(tail -2 "$work/sim.err")"
+verdict=$(python3 -c 'import json, sys; j = json.loads(sys.argv[1]); j = j["engines"][0] if "engines" in j else j; m = j["metrics"]; v = m.get("vls") or {}
+print(j["unrouted"], m["deadlock_free"], v.get("deadlock_free_per_vl"), v.get("vls_used"), v.get("dropped_routes"))' "$j" 2>&1)
+log "imported into fabricsm sim: unrouted, one-VL acyclic, per-VL acyclic, VLs, dropped: $verdict"
+[ "$verdict" = "0 False True $sls 0" ] || fail "the layers read off ibsim are not acyclic per VL on $sls VLs: $verdict"
 ibsim_stop
 [ "$failed" -eq 0 ] && log "OK"
 exit $((failed > 0))
