@@ -8,6 +8,11 @@
 // per second and the latency percentiles of the answers. Figures, never pass/fail; the exit
 // status is 0 unless the client could not run (bad options, no port, no SA LID).
 //
+// With --pairs-file it asks each pair of the file once instead, in order, and with --sls prints
+// the SL of every answer as "path SLID DLID SL" (sim/sl_dump.h; the figures then go to
+// stderr): bench/routing-vs-opensm reads the SLs fabricsm's SA hands out on ibsim this way,
+// one process for thousands of pairs where saquery is one process a pair.
+//
 // One thread: it blocks in umad_recv until the next answer or the next deadline, so an
 // answer's receive time is taken as it arrives. (ibsim's shim polls only the first umad fd;
 // this client has only one.)
@@ -25,6 +30,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -38,10 +45,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr char kUsage[] =
-    "usage: sa_load (--lids LIST | --lids-file FILE) [--window N] [--seconds S] [--queries N]\n"
-    "               [--timeout-ms T] [--seed N] [--ca NAME] [--port N] [--sa-lid LID] [--json]\n"
+    "usage: sa_load (--lids LIST | --lids-file FILE | --pairs-file FILE) [--window N] [--seconds S]\n"
+    "               [--queries N] [--timeout-ms T] [--seed N] [--ca NAME] [--port N] [--sa-lid LID]\n"
+    "               [--sls] [--json]\n"
     "  --lids LIST       CA LIDs to build pairs from: 1,4,7-20 (at least two)\n"
     "  --lids-file FILE  the same, whitespace or comma separated, from a file\n"
+    "  --pairs-file FILE \"SLID DLID\" a line: each pair once, in order (no time limit by default)\n"
+    "  --sls             print \"path SLID DLID SL\" for every answer; the figures go to stderr\n"
     "  --window N        queries outstanding at once (default 16)\n"
     "  --seconds S       send for S seconds (default 5 unless --queries is given)\n"
     "  --queries N       send N queries (with --seconds too: whichever ends first)\n"
@@ -53,6 +63,8 @@ constexpr char kUsage[] =
 
 struct Options {
   std::vector<uint16_t> lids;
+  std::vector<std::pair<uint16_t, uint16_t>> pairs;  // --pairs-file: these, in order
+  bool sls = false;
   unsigned window = 16;
   double seconds = 0;
   uint64_t queries = 0;
@@ -98,8 +110,8 @@ std::optional<Options> parse_args(int argc, char** argv) {
   bool seconds_given = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
-    if (a == "--json") {
-      o.json = true;
+    if (a == "--json" || a == "--sls") {
+      (a == "--json" ? o.json : o.sls) = true;
       continue;
     }
     if (a == "-h" || a == "--help") return std::nullopt;
@@ -115,6 +127,14 @@ std::optional<Options> parse_args(int argc, char** argv) {
       std::ifstream f{std::string(v)};
       const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
       ok = f.is_open() && parse_lids(text, o.lids);
+    } else if (a == "--pairs-file") {
+      std::ifstream f{std::string(v)};
+      ok = f.is_open();
+      for (unsigned sl = 0, dl = 0; ok && f >> sl >> dl;) {
+        ok = sl >= 1 && dl >= 1 && sl <= mad::Lid::kMaxUnicast && dl <= mad::Lid::kMaxUnicast;
+        o.pairs.emplace_back(static_cast<uint16_t>(sl), static_cast<uint16_t>(dl));
+      }
+      ok = ok && f.eof() && !o.pairs.empty();
     } else if (a == "--window") {
       ok = parse_num(v, o.window) && o.window >= 1 && o.window <= 4096;
     } else if (a == "--seconds") {
@@ -140,6 +160,14 @@ std::optional<Options> parse_args(int argc, char** argv) {
       fmt::print(stderr, "sa_load: bad value for {}: {}\n", a, v);
       return std::nullopt;
     }
+  }
+  if (!o.pairs.empty()) {
+    if (!o.lids.empty()) {
+      fmt::print(stderr, "sa_load: --pairs-file or --lids, not both\n");
+      return std::nullopt;
+    }
+    o.queries = o.queries ? std::min<uint64_t>(o.queries, o.pairs.size()) : o.pairs.size();
+    return o;
   }
   if (!seconds_given && o.queries == 0) o.seconds = 5;
   std::sort(o.lids.begin(), o.lids.end());
@@ -193,8 +221,9 @@ mad::MadBytes path_query(uint32_t tid, uint16_t slid, uint16_t dlid) {
   return mad::encode_sa_mad(m);
 }
 
-// Files an answer against its query: status, and for status 0 the record it must hold.
-void take_answer(const mad::SaMad& m, const Pending& q, Counts& c) {
+// Files an answer against its query: status, and for status 0 the record it must hold (and
+// with `sls`, prints its SL).
+void take_answer(const mad::SaMad& m, const Pending& q, Counts& c, bool sls) {
   ++c.answered;
   if (m.header.status != 0) {
     ++c.errors;
@@ -209,6 +238,7 @@ void take_answer(const mad::SaMad& m, const Pending& q, Counts& c) {
     return;
   }
   ++c.ok;
+  if (sls) fmt::print("path {} {} {}\n", q.slid, q.dlid, pr->sl);
 }
 
 // Nearest-rank percentile of sorted values, in microseconds.
@@ -269,7 +299,7 @@ int main(int argc, char** argv) {
   Counts c;
   std::map<uint32_t, Pending> pending;  // by TID; TIDs grow, so begin() is the oldest
   uint32_t next_tid = 1;
-  const size_t n = o.lids.size();
+  const size_t n = o.pairs.empty() ? o.lids.size() : o.pairs.size();
   std::vector<uint8_t> sbuf(umad_size() + mad::kMadSize), rbuf(umad_size() + mad::kMadSize);
   const auto timeout = std::chrono::milliseconds(o.timeout_ms);
   const auto start = Clock::now();
@@ -285,11 +315,18 @@ int main(int argc, char** argv) {
   for (;;) {
     bool send_failed = false;
     while (sending(Clock::now()) && pending.size() < o.window) {
-      const size_t s = rng.below(n);
-      size_t d = rng.below(n - 1);
-      if (d >= s) ++d;
+      uint16_t slid = 0, dlid = 0;
+      if (o.pairs.empty()) {
+        const size_t s = rng.below(n);
+        size_t d = rng.below(n - 1);
+        if (d >= s) ++d;
+        slid = o.lids[s];
+        dlid = o.lids[d];
+      } else {
+        std::tie(slid, dlid) = o.pairs[c.sent];
+      }
       const uint32_t tid = next_tid++;
-      const mad::MadBytes q = path_query(tid, o.lids[s], o.lids[d]);
+      const mad::MadBytes q = path_query(tid, slid, dlid);
       std::memset(sbuf.data(), 0, umad_size());
       std::memcpy(umad_get_mad(sbuf.data()), q.data(), q.size());
       umad_set_addr(sbuf.data(), t.sa_lid, 1, t.sl, static_cast<int>(mad::kGsiQkey));
@@ -306,7 +343,7 @@ int main(int argc, char** argv) {
       }
       send_errors_in_row = 0;
       ++c.sent;
-      pending.emplace(tid, Pending{at, o.lids[s], o.lids[d]});
+      pending.emplace(tid, Pending{at, slid, dlid});
     }
     const auto now = Clock::now();
     // Queries past their deadline are timeouts; their slots go to new queries.
@@ -350,7 +387,7 @@ int main(int argc, char** argv) {
     c.latency_ns.push_back(static_cast<uint32_t>(
         std::min<int64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(got - it->second.sent).count(),
                           UINT32_MAX)));
-    take_answer(*m, it->second, c);
+    take_answer(*m, it->second, c, o.sls);
     last_answer = got;
     pending.erase(it);
   }
@@ -370,8 +407,9 @@ int main(int argc, char** argv) {
   std::string statuses;
   for (auto [s, k] : c.statuses) statuses += fmt::format("{}\"0x{:04x}\": {}", statuses.empty() ? "" : ", ", s, k);
 
+  std::FILE* out = o.sls ? stderr : stdout;  // --sls: stdout holds the SLs
   if (o.json) {
-    fmt::print("{{\"ca\": \"{}\", \"port\": {}, \"lid\": {}, \"sa_lid\": {}, \"lids\": {}, \"window\": {}, "
+    fmt::print(out, "{{\"ca\": \"{}\", \"port\": {}, \"lid\": {}, \"sa_lid\": {}, \"lids\": {}, \"window\": {}, "
                "\"seed\": {}, \"timeout_ms\": {}, \"seconds\": {:.3f}, \"answering_seconds\": {:.3f}, \"sent\": {}, \"answered\": {}, "
                "\"ok\": {}, \"errors\": {}, \"wrong_records\": {}, \"timeouts\": {}, \"late\": {}, "
                "\"send_failures\": {}, \"qps\": {:.1f}, \"latency_us\": {{\"p50\": {:.1f}, \"p90\": {:.1f}, "
@@ -381,17 +419,17 @@ int main(int argc, char** argv) {
                pct_us(c.latency_ns, 90), pct_us(c.latency_ns, 99), pct_us(c.latency_ns, 100), mean, statuses);
     return 0;
   }
-  fmt::print("PathRecord SubnAdmGet from {} port {} (LID {}) to the SA at LID {}: {} CA LIDs, window {}, "
+  fmt::print(out, "PathRecord SubnAdmGet from {} port {} (LID {}) to the SA at LID {}: {} {}, window {}, "
              "seed {}\n",
-             t.ca, t.port, t.lid, t.sa_lid, n, o.window, o.seed);
-  fmt::print("sent {}  answered {}  ok {}  errors {}  timeouts {}  late {}  in {:.2f} s\n", c.sent, c.answered,
+             t.ca, t.port, t.lid, t.sa_lid, n, o.pairs.empty() ? "CA LIDs" : "pairs", o.window, o.seed);
+  fmt::print(out, "sent {}  answered {}  ok {}  errors {}  timeouts {}  late {}  in {:.2f} s\n", c.sent, c.answered,
              c.ok, c.errors, c.timeouts, c.late, wall);
-  if (c.wrong > 0) fmt::print("answers with status 0 but not the record asked for: {}\n", c.wrong);
-  if (!statuses.empty()) fmt::print("error statuses: {}\n", statuses);
-  if (c.send_failures > 0) fmt::print("umad_send failures: {}\n", c.send_failures);
-  fmt::print("qps {:.1f} (answers with status 0 per second, over the {:.2f} s up to the last answer)\n", qps,
+  if (c.wrong > 0) fmt::print(out, "answers with status 0 but not the record asked for: {}\n", c.wrong);
+  if (!statuses.empty()) fmt::print(out, "error statuses: {}\n", statuses);
+  if (c.send_failures > 0) fmt::print(out, "umad_send failures: {}\n", c.send_failures);
+  fmt::print(out, "qps {:.1f} (answers with status 0 per second, over the {:.2f} s up to the last answer)\n", qps,
              answering);
-  fmt::print("latency_us p50 {:.1f}  p90 {:.1f}  p99 {:.1f}  max {:.1f}  mean {:.1f} ({} answers)\n",
+  fmt::print(out, "latency_us p50 {:.1f}  p90 {:.1f}  p99 {:.1f}  max {:.1f}  mean {:.1f} ({} answers)\n",
              pct_us(c.latency_ns, 50), pct_us(c.latency_ns, 90), pct_us(c.latency_ns, 99),
              pct_us(c.latency_ns, 100), mean, c.latency_ns.size());
   return 0;

@@ -29,7 +29,7 @@ namespace cli {
 namespace {
 
 struct Args {
-  std::string topology, fat_tree, compare, link_loads, plot, log_level = "warn", secret_file, serve, token_file, import_lfts;
+  std::string topology, fat_tree, compare, link_loads, plot, log_level = "warn", secret_file, serve, token_file, import_lfts, import_sls;
   double message_size = 1 << 20;
   int bisections = 20;
   int protect = 1;
@@ -101,6 +101,7 @@ int cmd_sim(int argc, char** argv) {
       ("m-key-secret-file", po::value(&a.secret_file), "M_Key protection: per-port keys from this secret file (mode 0600), as m_key_secret_file")
       ("m-key-protection-level", po::value(&a.protect)->default_value(a.protect), "M_KeyProtectBits with --m-key-secret-file: 0 or 1")
       ("import-lfts", po::value(&a.import_lfts), "after SUBNET UP, replace the SM's LIDs and LFTs by this dump (dump_fts output, OpenSM's opensm-lfts.dmp) and score those; in --compare, an entry lfts:FILE does it")
+      ("import-sls", po::value(&a.import_sls), "with --import-lfts: the per-VL deadlock check takes the SLs and SL-to-VL tables of this file (lines \"path SLID DLID SL\", \"sl2vl SWITCH_GUID IN OUT VL0 .. VL15\": saquery PR and smpquery sl2vl read elsewhere) instead of the SA's; in --compare, an entry lfts:FILE+sls:FILE")
       ("serve", po::value(&a.serve), "after the run, serve the web view of the simulated fabric at HOST:PORT (or PORT on 127.0.0.1) until SIGINT/SIGTERM")
       ("web-token-file", po::value(&a.token_file), "--serve: the access token every request must carry (a file of mode 0600); needed off loopback")
       ("log-level", po::value(&a.log_level)->default_value(a.log_level), "error, warn, info or debug")
@@ -165,11 +166,15 @@ int cmd_sim(int argc, char** argv) {
     }
     if (!a.import_lfts.empty()) {
       if (!a.compare.empty()) bad = "--import-lfts: in --compare, name the dump as an entry lfts:FILE";
-      else engines = {"lfts:" + a.import_lfts};
+      else engines = {"lfts:" + a.import_lfts + (a.import_sls.empty() ? "" : "+sls:" + a.import_sls)};
+    } else if (!a.import_sls.empty() && bad.empty()) {
+      bad = "--import-sls goes with --import-lfts: its SLIDs and DLIDs are the dump's LIDs";
     }
     for (const auto& e : engines)
       if (e.starts_with("lfts:")) {
-        if (e.size() == 5 && bad.empty()) bad = "lfts: names a dump file (lfts:FILE)";
+        if ((e.size() == 5 || e.starts_with("lfts:+sls:")) && bad.empty()) bad = "lfts: names a dump file (lfts:FILE)";
+        if (const size_t at = e.find("+sls:"); at != std::string::npos && at + 5 == e.size() && bad.empty())
+          bad = "+sls: names an SL file (lfts:FILE+sls:FILE)";
         // Both address ports by this SM's LIDs, which the dump replaces.
         if (bad.empty() && (a.run.counter_sweeps > 0 || a.run.traffic.adaptive || a.run.adapt_rounds > 0))
           bad = "an imported dump (--import-lfts, lfts:) goes without --perfmgr, --adaptive and --adapt: they need this SM's LIDs";
@@ -233,6 +238,10 @@ int cmd_sim(int argc, char** argv) {
     if (engine.starts_with("lfts:")) {  // brought up by the default chain, then the dump's routes
       o.engine = a.run.engine;
       o.import_lfts = engine.substr(5);
+      if (const size_t at = o.import_lfts.find("+sls:"); at != std::string::npos) {
+        o.import_sls = o.import_lfts.substr(at + 5);
+        o.import_lfts.resize(at);
+      }
     }
     auto r = run_sim(*spec, o);
     if (!r) {

@@ -65,7 +65,8 @@ Json json_bounds(const SimOutcome* o) {
 }
 
 // With VL layers: "vls         2 VLs used by the SA's SLs: deadlock-free per VL (...)".
-std::string text_vls(const fabric::VlCdgReport& v, const sim::SlQuery& q, double wall_s) {
+std::string text_vls(const fabric::VlCdgReport& v, const SimOutcome& o) {
+  const sim::SlQuery& q = o.sl_query;
   std::string per;
   for (const fabric::VlChannelFigures& f : v.vls)
     per += fmt::format("{}VL{} {} channels {} dependencies {}", per.empty() ? "" : "; ", f.vl, f.channels, f.edges,
@@ -74,19 +75,25 @@ std::string text_vls(const fabric::VlCdgReport& v, const sim::SlQuery& q, double
                               v.vls.size(), v.acyclic ? "deadlock-free per VL" : "HAS A CYCLE", v.edges,
                               v.cross_vl_edges, v.dropped ? fmt::format(", {} routes DROPPED for their VL", v.dropped) : "");
   s += fmt::format("            {}\n", per);
-  s += fmt::format("            SLs from {} PathRecord GetTable(s), {} records{}, {:.2f} s\n", q.queries, q.records,
-                   q.unanswered ? fmt::format(", {} UNANSWERED", q.unanswered) : "", wall_s);
+  if (o.sls_imported)
+    s += fmt::format("            SLs imported: {} paths, {} SL-to-VL tables\n", o.sls_imported->paths, o.sls_imported->sl2vl_tables);
+  else
+    s += fmt::format("            SLs from {} PathRecord GetTable(s), {} records{}, {:.2f} s\n", q.queries, q.records,
+                     q.unanswered ? fmt::format(", {} UNANSWERED", q.unanswered) : "", o.sl_query_s);
   return s;
 }
 
 // With VL layers: what each VL carries and whether the whole (link, VL) graph is acyclic.
-Json json_vls(const fabric::VlCdgReport& v, const sim::SlQuery& q) {
+Json json_vls(const fabric::VlCdgReport& v, const SimOutcome& o) {
+  const sim::SlQuery& q = o.sl_query;
   Json per = Json::array();
   for (const fabric::VlChannelFigures& f : v.vls)
     per.push_back({{"vl", f.vl}, {"channels", f.channels}, {"dependencies", f.edges}, {"acyclic", f.acyclic}});
   return {{"vls_used", v.vls.size()}, {"deadlock_free_per_vl", v.acyclic}, {"dependencies", v.edges},
           {"cross_vl_dependencies", v.cross_vl_edges}, {"dropped_routes", v.dropped}, {"per_vl", std::move(per)},
-          {"sa_queries", q.queries}, {"sa_records", q.records}, {"sa_unanswered", q.unanswered}};
+          {"sa_queries", q.queries}, {"sa_records", q.records}, {"sa_unanswered", q.unanswered},
+          {"sls_imported", o.sls_imported ? Json{{"paths", o.sls_imported->paths}, {"sl2vl_tables", o.sls_imported->sl2vl_tables}}
+                                          : Json()}};
 }
 
 }  // namespace
@@ -155,7 +162,7 @@ std::string text_summary(const std::string& fabric, const SimOutcome& o, long rs
                      m.stretch_mean, m.stretch_max, m.stretched_pairs);
     s += fmt::format("deadlock    channel dependency graph {} ({} dependencies)\n",
                      m.cdg_acyclic ? "acyclic: deadlock-free on one VL" : "HAS A CYCLE", m.cdg_edges);
-    if (o.vl) s += text_vls(*o.vl, o.sl_query, o.sl_query_s);
+    if (o.vl) s += text_vls(*o.vl, o);
   }
   if (o.bounds) s += text_bounds(*o.bounds, o.bounds_s);
   if (o.traffic) s += text_traffic(*o.traffic);
@@ -273,7 +280,7 @@ Json json_outcome(const SimOutcome& o) {
                {"shifts_sampled", m.shifts_sampled}, {"stretch_mean", rounded(m.stretch_mean, 6)},
                {"stretch_max", rounded(m.stretch_max, 4)}, {"stretched_pairs", m.stretched_pairs},
                {"deadlock_free", m.cdg_acyclic}, {"cdg_edges", m.cdg_edges}};
-    if (o.vl) metrics["vls"] = json_vls(*o.vl, o.sl_query);
+    if (o.vl) metrics["vls"] = json_vls(*o.vl, o);
   }
   Json j = {{"routing", o.engine}, {"engine_used", r.engine}, {"switches", r.switches}, {"cas", r.cas},
             {"links", r.links}, {"lids", r.lids.lids.size()}, {"max_lid", r.max_lid}, {"subnet_up", o.up},

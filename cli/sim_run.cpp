@@ -84,6 +84,13 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
     auto r = sim::import_lfts(f, *dump);
     if (!r) return mad::fail(r.error().code, fmt::format("{}: {}", o.import_lfts, r.error().message));
     out.imported = *r;
+    if (!o.import_sls.empty()) {
+      auto sls = sim::load_sl_dump(o.import_sls);
+      if (!sls) return std::unexpected(sls.error());
+      auto si = sim::import_sls(f, *sls);
+      if (!si) return mad::fail(si.error().code, fmt::format("{}: {}", o.import_sls, si.error().message));
+      out.sls_imported = std::move(*si);
+    }
   }
   if (loop && manager.subnet_up() && !o.traffic.pattern.empty()) {
     progress.phase("traffic");
@@ -150,6 +157,9 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
       if (out.sl_query.any_nonzero) out.vl = sim::verify_vls(f, out.sl_query.sls);
       out.sl_query_s = seconds_since(t_sl);
       out.metrics_s += out.sl_query_s;
+    } else if (out.sls_imported) {  // the dump's SLs, on the SL2VL tables it wrote
+      if (out.sls_imported->any_nonzero) out.vl = sim::verify_vls(f, out.sls_imported->sls);
+      out.sls_imported->sls = {};
     }
   }
   if (o.metrics && o.bounds) {  // the fabric's: also beside an engine that failed

@@ -13,6 +13,7 @@
 #include "mad/transactions.h"
 #include "service/service.h"
 #include "sim/lft_import.h"
+#include "sim/sl_import.h"
 #include "sim/metrics.h"
 #include "sim/sl_query.h"
 #include "sim/spec.h"
@@ -47,6 +48,9 @@ struct SimRunOptions {
   // After SUBNET UP, the LIDs and LFTs of this dump (dump_fts, opensm-lfts.dmp) replace the
   // SM's on the simulated fabric before it is verified and measured: another SM's routing.
   std::string import_lfts;
+  // With import_lfts: the SLs and SL-to-VL tables of this dump (sim/sl_dump.h) replace the SA's
+  // for the per-VL deadlock check: the other run's VL layers.
+  std::string import_sls;
   // Called at the end with the stack still up (`--serve`); false: the run failed.
   std::function<bool(const service::Service&, const sim::SimFabric&, const SimOutcome&)> serve;
   // After SUBNET UP (before any counter sweeps), this traffic over the fabric.
@@ -72,6 +76,7 @@ struct SimOutcome {
   mad::TransactionStats mads;
   uint64_t mkey_refused = 0;  // SMPs the simulated SMAs refused for a wrong M_Key
   std::optional<sim::ImportReport> imported;  // --import-lfts: what the dump wrote
+  std::optional<sim::SlImportReport> sls_imported;  // --import-sls: what it gave (its SL table moved out)
   sim::VerifyReport verify;
   std::optional<sim::MetricsReport> metrics;
   // --metrics, when the SA handed out an SL other than 0 (VL layers): deadlock freedom per VL

@@ -3,6 +3,8 @@
 // to PORT, a DR Set of the block; with `block`, all 64 entries of that block (as a host that is
 // not an SM black-holing LIDs would). infiniband-diags can read LFTs but not write them; the ibsim
 // suite's negative control uses this to break a fabric on purpose and see the checks fail.
+// lft_poke DRPATH LID get: prints that entry's port, nothing written (dump_fts and ibroute stop
+// one block short when the top LID opens a block: bench/routing-vs-opensm reads it this way).
 // A plain libibumad client (no IsSM, no method mask), like the diags.
 #include <infiniband/umad.h>
 
@@ -65,9 +67,10 @@ int main(int argc, char** argv) {
   mad::DrPath path;
   unsigned lid = 0, port = 0;
   const bool whole = argc == 5 && std::string_view(argv[4]) == "block";
+  const bool get_only = argc == 4 && std::string_view(argv[3]) == "get";
   if ((argc != 4 && !whole) || !parse_path(argv[1], path) || std::sscanf(argv[2], "%u", &lid) != 1 ||
-      std::sscanf(argv[3], "%u", &port) != 1 || lid == 0 || lid > 0xBFFF || port > 255) {
-    std::fprintf(stderr, "usage: lft_poke DRPATH LID PORT [block]   e.g. lft_poke 0,1,5 20 3\n");
+      (!get_only && std::sscanf(argv[3], "%u", &port) != 1) || lid == 0 || lid > 0xBFFF || port > 255) {
+    std::fprintf(stderr, "usage: lft_poke DRPATH LID PORT [block] | lft_poke DRPATH LID get   e.g. lft_poke 0,1,5 20 3\n");
     return 2;
   }
   if (umad_init() < 0) return 1;
@@ -88,6 +91,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   const unsigned old = smp.data[index];
+  if (get_only) {
+    std::printf("%u\n", old);
+    return 0;
+  }
   mad::Smp set = mad::make_dr_smp(mad::method::set, mad::attr::linear_fwd_table, block, path);
   set.data = smp.data;
   set.data[index] = static_cast<uint8_t>(port);

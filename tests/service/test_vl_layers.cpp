@@ -2,12 +2,16 @@
 // them out over the fabric (sim/sl_query.h); the SM programs SL2VL so that each SL rides its
 // own VL; the simulator's verifier (sim/vl_verifier.h) then finds every VL's dependencies
 // acyclic on the switches' own tables, where the one-VL graph of the same routes has a cycle.
-// Left at all-to-VL0, the same SL2VL tables give the cycle back.
+// Left at all-to-VL0, the same SL2VL tables give the cycle back. Read off elsewhere (LFTs, the
+// SA's SLs per pair, SL2VL per port: sim/sl_import.h) onto a fabric a one-VL engine brought up,
+// the same layers are judged the same.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <map>
 
 #include "mad/attributes.h"
 #include "mad/sa_records.h"
@@ -18,6 +22,9 @@
 #include "sim/multi_driver.h"
 #include "sim/sa_client.h"
 #include "sim/sim_transport.h"
+#include "sim/lft_import.h"
+#include "sim/sl_dump.h"
+#include "sim/sl_import.h"
 #include "sim/sl_query.h"
 #include "sim/vl_verifier.h"
 
@@ -236,4 +243,134 @@ TEST_CASE("VL layers: with qos on, the layers' SL2VL replaces qos_sl2vl (said on
     CHECK(sw->ports[out].vlarb[1] == 1);  // the configured low table: VL0 weight 1 first
     CHECK(sw->ports[out].vlarb[3] == 2);
   }
+}
+
+namespace {
+
+// The LFTs of a simulated fabric as an LftDump (what dump_fts reads), every LID's holder named.
+sim::LftDump lft_dump_of(const sim::SimFabric& f) {
+  std::map<uint16_t, mad::Guid> holder;
+  for (const sim::SimNode& n : f.nodes())
+    for (size_t p = 0; p < n.ports.size(); ++p)
+      if (n.ports[p].lid != 0 && (n.is_switch() ? p == 0 : p != 0)) holder[n.ports[p].lid] = n.is_switch() ? n.guid : n.ports[p].guid;
+  sim::LftDump d;
+  for (const sim::SimNode& n : f.nodes()) {
+    if (!n.is_switch()) continue;
+    sim::DumpSwitch sw{n.guid, n.description, 1, {}};
+    for (uint16_t l = 1; l <= n.sw->lft_top && l < n.sw->lft.size(); ++l)
+      if (n.sw->lft[l] != 0xFF && holder.contains(l)) sw.entries.push_back({l, n.sw->lft[l], holder[l]});
+    d.switches.push_back(std::move(sw));
+  }
+  return d;
+}
+
+// What the bench writes off ibsim: "path SLID DLID SL" from every CA port to every other CA
+// port's LID (the SA's SL for its ingress switch), and every switch port's SL2VL rows.
+std::string sl_text_of(const sim::SimFabric& f, const sim::SlTable& sls) {
+  std::vector<std::pair<uint16_t, sim::NodeIdx>> cas;  // LID, ingress switch
+  for (const sim::SimNode& n : f.nodes())
+    if (!n.is_switch())
+      for (size_t p = 1; p < n.ports.size(); ++p)
+        if (n.ports[p].lid && n.ports[p].link_up()) cas.emplace_back(n.ports[p].lid, n.ports[p].peer);
+  std::string out = "# SLs and SL2VL\n";
+  for (const auto& [slid, sw] : cas)
+    for (const auto& [dlid, unused] : cas)
+      if (slid != dlid) out += fmt::format("path {} {} {}\n", slid, dlid, sls.sl(sw, dlid));
+  for (const sim::SimNode& n : f.nodes()) {
+    if (!n.is_switch()) continue;
+    for (uint8_t o = 1; o <= n.num_ports; ++o)
+      for (uint8_t i = 0; i <= n.num_ports; ++i) {
+        out += fmt::format("sl2vl {} {} {}", n.guid.str(), i, o);
+        for (uint8_t sl = 0; sl < 16; ++sl) out += fmt::format(" {}", sim::sim_sl2vl(n, i, o, sl));
+        out += "\n";
+      }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("VL layers read elsewhere: lash's LFTs, SLs and SL2VL imported onto an updn fabric judge as its own") {
+  VlBed made("lash");
+  auto q = sim::ask_sls(*made.fabric, made.ep, *made.svc);
+  REQUIRE(q);
+  REQUIRE(q->any_nonzero);
+  const fabric::VlCdgReport want = sim::verify_vls(*made.fabric, q->sls);
+  REQUIRE(want.acyclic);
+  REQUIRE(want.vls.size() > 1);
+  const std::string text = sl_text_of(*made.fabric, q->sls);
+
+  VlBed other("updn");  // one VL: its SL2VL drops the SLs lash's layers need
+  REQUIRE(sim::import_lfts(*other.fabric, lft_dump_of(*made.fabric)));
+  // The LFTs alone, SL 0 everywhere: the torus's rings close on one VL.
+  CHECK_FALSE(sim::verify_vls(*other.fabric, sim::SlTable{}).acyclic);
+  auto d = sim::parse_sl_dump(text, "sls");
+  REQUIRE(d);
+  // The SLs without the SL2VL rows on switches that put every SL on VL0: the cycle again.
+  sim::SlDump paths_only = *d;
+  paths_only.sl2vl.clear();
+  {
+    VlBed third("updn");
+    REQUIRE(sim::import_lfts(*third.fabric, lft_dump_of(*made.fabric)));
+    for (sim::NodeIdx i = 0; i < third.fabric->nodes().size(); ++i)
+      for (sim::SimPort& p : third.fabric->mutable_node(i).ports) {
+        p.sl2vl.fill(0);
+        for (auto& t : p.sl2vl_by_in) t.fill(0);
+      }
+    auto r = sim::import_sls(*third.fabric, paths_only);
+    REQUIRE(r);
+    CHECK_FALSE(sim::verify_vls(*third.fabric, r->sls).acyclic);
+    r = sim::import_sls(*third.fabric, *d);  // and with them, acyclic per VL
+    REQUIRE(r);
+    CHECK(sim::verify_vls(*third.fabric, r->sls).acyclic);
+  }
+  auto r = sim::import_sls(*other.fabric, *d);
+  REQUIRE(r);
+  CHECK(r->any_nonzero);
+  CHECK(r->paths == d->paths.size());
+  CHECK(r->sl2vl_tables == d->sl2vl.size());
+  const fabric::VlCdgReport got = sim::verify_vls(*other.fabric, r->sls);
+  CHECK(got.acyclic);
+  CHECK(got.dropped == 0);
+  CHECK(got.edges == want.edges);
+  REQUIRE(got.vls.size() == want.vls.size());
+  for (size_t v = 0; v < got.vls.size(); ++v) {
+    CHECK(got.vls[v].channels == want.vls[v].channels);
+    CHECK(got.vls[v].edges == want.vls[v].edges);
+  }
+}
+
+TEST_CASE("VL layers read elsewhere: a file the fabric cannot hold is refused, naming its line, and changes nothing") {
+  VlBed bed("lash");
+  sim::NodeIdx ca = 0, sw = 0;
+  while (bed.fabric->node(ca).is_switch()) ++ca;
+  while (!bed.fabric->node(sw).is_switch()) ++sw;
+  const sim::SimNode& s = bed.fabric->node(sw);
+  const uint16_t slid = bed.fabric->node(ca).ports[1].lid;
+  uint16_t other = 0;  // a CA on the same switch: the same ingress
+  const sim::NodeIdx ingress = bed.fabric->node(ca).ports[1].peer;
+  for (sim::NodeIdx i = ca + 1; i < bed.fabric->nodes().size() && !other; ++i)
+    if (!bed.fabric->node(i).is_switch() && bed.fabric->node(i).ports[1].peer == ingress) other = bed.fabric->node(i).ports[1].lid;
+  REQUIRE(other != 0);
+  const auto before = s.ports[1].sl2vl_by_in;
+  auto refused = [&](const std::string& text, const std::string& says) {
+    auto d = sim::parse_sl_dump(text, "x");
+    REQUIRE(d);
+    auto r = sim::import_sls(*bed.fabric, *d);
+    REQUIRE_FALSE(r);
+    CHECK_MESSAGE(r.error().message.find(says) != std::string::npos, r.error().message);
+    CHECK(bed.fabric->node(sw).ports[1].sl2vl_by_in == before);
+  };
+  const std::string row = fmt::format("sl2vl {} 0 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n", s.guid.str());
+  refused(row + "path 0xbfff 1 1\n", "line 2: SLID 49151 is held by no linked CA port");
+  refused(row + fmt::format("path {} 7 1\npath {} 7 2\n", slid, other), "line 3: SL 2 from SLID");
+  refused(row + "sl2vl 0xdead 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", "line 2: no switch with GUID");
+  refused(fmt::format("sl2vl {} 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", s.guid.str()), "no table from port 0 to port 0");
+  refused(fmt::format("sl2vl {} 99 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", s.guid.str()), "no table from port 99");
+  // Accepted: the row lands in that input port's table.
+  auto d = sim::parse_sl_dump(row, "x");
+  REQUIRE(d);
+  REQUIRE(sim::import_sls(*bed.fabric, *d));
+  CHECK(sim::sim_sl2vl(bed.fabric->node(sw), 0, 1, 0) == 1);
+  CHECK(sim::sim_sl2vl(bed.fabric->node(sw), 0, 1, 15) == 1);
 }
