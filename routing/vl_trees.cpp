@@ -11,6 +11,7 @@
 #include <tuple>
 #include <utility>
 
+#include "routing/lmc_spread.h"
 #include "routing/parallel.h"
 #include "routing/vl_layers.h"
 
@@ -145,14 +146,11 @@ RoutingTables route_trees(const FabricView& fv, const TreeOptions& opts, std::st
   }
   RoutingTables tables(fv.topo(), fv.max_lid());
   RoutingDiagnostics& diag = tables.diagnostics();
-  // LMC > 0: the trees of a port's earlier LIDs, so that each switch sends its next LID to
-  // another neighbour where it has a choice (another system image, as OpenSM prefers). The
-  // arcs toward a neighbour an earlier LID uses weigh `spread_penalty` more (more than the
-  // busiest channel) where another neighbour is as close: another way is taken where there
-  // is one, and none is made longer for it.
+  // LMC > 0: the trees of a port's earlier LIDs; the arcs lmc_avoid_arcs() names weigh
+  // `spread_penalty` more (more than the busiest channel) for its next LID.
   std::map<std::pair<fabric::NodeId, uint8_t>, std::vector<std::vector<uint32_t>>> port_trees;
   uint64_t spread_penalty = 0;
-  std::vector<uint32_t> penalised, hops_to;
+  std::vector<uint32_t> penalised;
   for (size_t start = 0; start < order.size(); start += batch) {
     const size_t m = std::min(batch, order.size() - start);
     std::vector<std::vector<uint32_t>>* earlier = nullptr;
@@ -160,36 +158,11 @@ RoutingTables route_trees(const FabricView& fv, const TreeOptions& opts, std::st
       const Dest& d0 = fv.dests()[order[start]];
       if (d0.lmc > 0 && d0.out != 0) {
         earlier = &port_trees[{d0.node, d0.node_port.value()}];
-        penalised.clear();
-        if (!earlier->empty()) {
-          // More than any difference of load: another way wins whatever the loads.
-          spread_penalty = (load.empty() ? 0 : *std::max_element(load.begin(), load.end())) + fv.endpoints().size() + 1;
-          // Hops to the destination's switch: only a neighbour as close as the one taken is
-          // another way; a switch whose single short way is taken keeps it (no detour).
-          hops_to.assign(n, UINT32_MAX);
-          std::vector<SwIdx> q{d0.sw};
-          hops_to[d0.sw] = 0;
-          for (size_t qi = 0; qi < q.size(); ++qi)
-            for (const Arc& a : fv.arcs(q[qi]))
-              if (hops_to[a.to] == UINT32_MAX) {
-                hops_to[a.to] = hops_to[q[qi]] + 1;
-                q.push_back(a.to);
-              }
-          for (const std::vector<uint32_t>& prev : *earlier)
-            for (SwIdx s = 0; s < n; ++s) {
-              if (prev[s] == kNoTreeArc) continue;
-              const SwIdx taken = head[prev[s]];
-              const uint32_t a0 = fv.arc_base(s), a1 = a0 + static_cast<uint32_t>(fv.arcs(s).size());
-              bool other = false;
-              for (uint32_t a = a0; a < a1 && !other; ++a) other = head[a] != taken && hops_to[head[a]] == hops_to[taken];
-              if (!other) continue;
-              for (uint32_t a = a0; a < a1; ++a)
-                if (head[a] == taken) {
-                  load[a] += spread_penalty;
-                  penalised.push_back(a);
-                }
-            }
-        }
+        std::vector<std::span<const uint32_t>> prev(earlier->begin(), earlier->end());
+        penalised = lmc_avoid_arcs(fv, d0.sw, prev, kNoTreeArc);
+        // More than any difference of load: another way wins whatever the loads.
+        spread_penalty = (load.empty() ? 0 : *std::max_element(load.begin(), load.end())) + fv.endpoints().size() + 1;
+        for (uint32_t arc : penalised) load[arc] += spread_penalty;
       }
     }
     parallel_for(
