@@ -89,6 +89,7 @@ int cmd_sim(int argc, char** argv) {
       ("db", po::value(&a.run.db), "SQLite store: commit every sweep; an existing one gives its LIDs back")
       ("sm-node", po::value(&a.run.sm_node), "node the SM is attached to (default: the first node, as ibsim)")
       ("window", po::value(&a.run.window)->default_value(a.run.window), "SMPs in flight")
+      ("lmc", po::value(&a.run.lmc)->default_value(a.run.lmc), "LID mask control: 2^lmc LIDs per CA port (0..7)")
       ("loss", po::value(&a.run.loss)->default_value(a.run.loss), "fraction of MADs lost")
       ("seed", po::value(&a.run.seed)->default_value(a.run.seed), "seed for losses, random traffic patterns and bisections, adaptive ties")
       ("traffic", po::value(&a.run.traffic.pattern), "after SUBNET UP, run a traffic pattern over the switches' LFTs: all-to-all, shift:K, "
@@ -131,6 +132,7 @@ int cmd_sim(int argc, char** argv) {
   if (!a.topology.empty() && !a.fat_tree.empty()) bad = "give --topology or --fat-tree, not both";
   else if (!level_ok) bad = fmt::format("bad --log-level '{}'", a.log_level);
   else if (a.run.window < 1) bad = fmt::format("--window {}: must be 1 or more", a.run.window);
+  else if (a.run.lmc < 0 || a.run.lmc > 7) bad = fmt::format("--lmc {}: must be 0..7", a.run.lmc);
   else if (!(a.run.loss >= 0 && a.run.loss < 1)) bad = fmt::format("--loss {}: must be in [0, 1)", a.run.loss);
   else if (a.run.max_sweeps < 1) bad = fmt::format("--max-sweeps {}: must be 1 or more", a.run.max_sweeps);
   else if (a.protect < 0 || a.protect > 1)

@@ -52,6 +52,7 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
   sm::SmConfig cfg;
   cfg.routing_engine = o.engine;
   cfg.mads.window = o.window;
+  cfg.ports.lmc = static_cast<uint8_t>(o.lmc);
   cfg.m_key_secret = o.m_key_secret;
   cfg.ports.m_key_protect = o.m_key_protect;
   // The same stack `fabricsm run` runs: with --db, the store a daemon would leave.

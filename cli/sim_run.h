@@ -34,6 +34,7 @@ struct SimRunOptions {
   double loss = 0.0;
   uint64_t seed = 1;
   int max_sweeps = 5;
+  int lmc = 0;  // 2^lmc LIDs per CA port
   std::string db;  // commit every sweep here; LIDs and tables of an earlier run come back
   bool metrics = false;
   bool bounds = false;  // with metrics: the fabric's cut lower bounds too

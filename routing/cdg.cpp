@@ -39,12 +39,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <queue>
 #include <unordered_map>
 #include <tuple>
 
 #include "routing/cdg_order.h"
 #include "routing/engines.h"
+#include "routing/lmc_spread.h"
 #include "routing/parallel.h"
 #include "routing/roots.h"
 #include "routing/updown.h"
@@ -186,9 +188,16 @@ class Router {
   uint64_t impasses() const { return impasses_; }
   uint64_t max_load() const { return load_.empty() ? 0 : *std::max_element(load_.begin(), load_.end()); }
   uint64_t partial() const { return partial_; }
+  // Extra weight on `arcs` for the next route() (LMC spread, routing/lmc_spread.h); none: cleared.
+  void avoid(std::span<const uint32_t> arcs, uint64_t w) {
+    if (!extra_.empty()) std::fill(extra_.begin(), extra_.end(), 0);
+    if (arcs.empty()) return;
+    extra_.resize(load_.size(), 0);
+    for (uint32_t c : arcs) extra_[c] += w;
+  }
 
  private:
-  uint64_t weight(uint32_t c) const { return base_ + load_[c]; }
+  uint64_t weight(uint32_t c) const { return base_ + load_[c] + (extra_.empty() ? 0 : extra_[c]); }
   using Entry = std::tuple<uint64_t, SwIdx, uint32_t>;  // distance, switch, its channel
 
   void settle(SwIdx x, uint32_t c, uint64_t d) {
@@ -321,6 +330,7 @@ class Router {
   const uint64_t fresh_;
   const size_t n_;
   std::vector<uint64_t> load_;
+  std::vector<uint64_t> extra_;  // avoid()
   std::vector<uint32_t> chan_, seen_;
   std::vector<uint64_t> cas_, flow_;
   std::unordered_map<uint32_t, size_t> comp_size_;
@@ -458,8 +468,23 @@ Attempt route_all(const Topology& topo, const FabricView& fv, const RootChoice& 
   RoutingTables& tables = out.tables;
   RoutingDiagnostics& diag = tables.diagnostics();
   std::vector<Router::Tree> trees(order.size());
+  // LMC > 0: the other LIDs of each CA port, whose trees the next one avoids where it can.
+  std::map<std::pair<fabric::NodeId, uint8_t>, std::vector<uint32_t>> port_lids;
+  for (uint32_t i = 0; i < fv.dests().size(); ++i)
+    if (fv.dests()[i].lmc > 0 && fv.dests()[i].out != 0)
+      port_lids[{fv.dests()[i].node, fv.dests()[i].node_port.value()}].push_back(i);
+  const auto spread = [&](uint32_t i) {
+    const Dest& d = fv.dests()[i];
+    if (d.lmc == 0 || d.out == 0) return router.avoid({}, 0);
+    std::vector<std::span<const uint32_t>> others;
+    for (uint32_t j : port_lids[{d.node, d.node_port.value()}])
+      if (j != i && !trees[j].chan.empty()) others.push_back(trees[j].chan);
+    // More than any difference of load: another way wins whatever the loads.
+    router.avoid(lmc_avoid_arcs(fv, d.sw, others, kNone), router.max_load() + fv.endpoints().size() + 1);
+  };
   for (uint32_t i : order) {
     const Dest& d = fv.dests()[i];
+    spread(i);
     router.route(d.sw, d.out != 0);
     trees[i] = router.keep(d.out != 0);
   }
@@ -472,6 +497,8 @@ Attempt route_all(const Topology& topo, const FabricView& fv, const RootChoice& 
     for (uint32_t i : order) {
       const Dest& d = fv.dests()[i];
       router.rip(trees[i]);
+      trees[i].chan.clear();  // not an other LID's tree while it is routed again
+      spread(i);
       router.route(d.sw, d.out != 0);
       trees[i] = router.keep(d.out != 0);
     }
@@ -480,6 +507,7 @@ Attempt route_all(const Topology& topo, const FabricView& fv, const RootChoice& 
       best = trees;
     }
   }
+  router.avoid({}, 0);
   std::vector<int32_t> dist;
   std::vector<SwIdx> queue;
   for (uint32_t i : order) {

@@ -6,10 +6,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <queue>
 #include <tuple>
+#include <utility>
 
+#include "routing/lmc_spread.h"
 #include "routing/parallel.h"
 #include "routing/vl_layers.h"
 
@@ -145,8 +148,25 @@ RoutingTables route_trees(const FabricView& fv, const TreeOptions& opts, std::st
   }
   RoutingTables tables(fv.topo(), fv.max_lid());
   RoutingDiagnostics& diag = tables.diagnostics();
+  // LMC > 0: the trees of a port's earlier LIDs; the arcs lmc_avoid_arcs() names weigh
+  // `spread_penalty` more (more than the busiest channel) for its next LID.
+  std::map<std::pair<fabric::NodeId, uint8_t>, std::vector<std::vector<uint32_t>>> port_trees;
+  uint64_t spread_penalty = 0;
+  std::vector<uint32_t> penalised;
   for (size_t start = 0; start < order.size(); start += batch) {
     const size_t m = std::min(batch, order.size() - start);
+    std::vector<std::vector<uint32_t>>* earlier = nullptr;
+    if (k == 0 && batch == 1) {
+      const Dest& d0 = fv.dests()[order[start]];
+      if (d0.lmc > 0 && d0.out != 0) {
+        earlier = &port_trees[{d0.node, d0.node_port.value()}];
+        std::vector<std::span<const uint32_t>> prev(earlier->begin(), earlier->end());
+        penalised = lmc_avoid_arcs(fv, d0.sw, prev, kNoTreeArc);
+        // More than any difference of load: another way wins whatever the loads.
+        spread_penalty = (load.empty() ? 0 : *std::max_element(load.begin(), load.end())) + fv.endpoints().size() + 1;
+        for (uint32_t arc : penalised) load[arc] += spread_penalty;
+      }
+    }
     parallel_for(
         m, opts.threads,
         [&](size_t i, unsigned w) {
@@ -154,6 +174,11 @@ RoutingTables route_trees(const FabricView& fv, const TreeOptions& opts, std::st
           growers[w].grow(fv.dests()[order[start + i]].sw, load, opts.min_hop, opts.bottleneck, chans[i], orders[i]);
         },
         1);
+    if (earlier) {
+      for (uint32_t a : penalised) load[a] -= spread_penalty;
+      earlier->push_back(chans[0]);
+      if (earlier->size() >= (size_t{1} << fv.dests()[order[start]].lmc)) earlier->clear();  // its last LID
+    }
     for (size_t i = 0; i < m; ++i) {
       const Dest& d = fv.dests()[order[start + i]];
       if (k != 0) {  // the first destination of its key grew the tree; the others share it

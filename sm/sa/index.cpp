@@ -57,9 +57,12 @@ Index Index::of(std::shared_ptr<const Subnet> subnet, uint8_t packet_life) {
     for (const Port& p : topo.ports(id)) {
       const bool endport = n.is_switch() ? p.num.value() == 0 : p.num.value() != 0;
       if (!endport || p.lid.value() == 0) continue;
-      ix.by_lid_[p.lid.value()] = ix.endports_.size();
+      // Every LID of the port's range finds it (a query may name any of them).
+      const uint8_t lmc = std::min<uint8_t>(p.lmc, 7);
+      for (uint32_t k = 0; k < (1u << lmc) && p.lid.value() + k <= Lid::kMaxUnicast; ++k)
+        ix.by_lid_[static_cast<uint16_t>(p.lid.value() + k)] = ix.endports_.size();
       ix.by_guid_[p.guid] = ix.endports_.size();
-      ix.endports_.push_back(Endport{id, p.num, p.lid, p.guid});
+      ix.endports_.push_back(Endport{id, p.num, p.lid, p.guid, lmc});
       if (!rec) continue;
       mad::NodeRecord nr;
       nr.lid = p.lid;
@@ -104,7 +107,7 @@ const Endport* Index::by_guid(Guid g) const {
   return it == by_guid_.end() ? nullptr : &endports_[it->second];
 }
 
-uint8_t Index::sl(const Endport& src, const Endport& dst) const {
+uint8_t Index::sl(const Endport& src, Lid dlid) const {
   if (!tables_->has_sls()) return 0;
   NodeId ingress = src.node;
   if (!topo_->node(ingress).is_switch()) {
@@ -112,12 +115,12 @@ uint8_t Index::sl(const Endport& src, const Endport& dst) const {
     if (!p.linked()) return 0;
     ingress = p.peer;
   }
-  return tables_->sl(ingress, dst.lid);
+  return tables_->sl(ingress, dlid);
 }
 
 // Port states are not looked at: the snapshot was taken before this sweep activated the
 // ports, and a port that goes down makes a sweep that replaces the index.
-std::optional<PathInfo> Index::path(const Endport& src, const Endport& dst) const {
+std::optional<PathInfo> Index::path(const Endport& src, const Endport& dst, Lid dlid_) const {
   const Topology& t = *topo_;
   PathInfo info{.mtu = 0xFF, .rate = 0xFF, .hops = 0};
   auto cross = [&](const Port& from, const Port& to) {
@@ -136,11 +139,11 @@ std::optional<PathInfo> Index::path(const Endport& src, const Endport& dst) cons
     cross(out, t.port(out.peer, out.peer_port));
     at = out.peer;
   }
-  const uint16_t dlid = dst.lid.value();
+  const uint16_t dlid = dlid_.value();
   for (unsigned guard = 0; guard < 64; ++guard) {
     if (at == dst.node) return info;
     if (!t.node(at).is_switch() || !tables_->has_table(at) || dlid > tables_->max_lid().value()) return std::nullopt;
-    const uint8_t out = tables_->port(at, dst.lid);
+    const uint8_t out = tables_->port(at, dlid_);
     if (out == 0 || out == 0xFF || out > t.node(at).num_ports) return std::nullopt;
     const Port& p = t.port(at, PortNum(out));
     if (!p.linked()) return std::nullopt;
@@ -148,6 +151,32 @@ std::optional<PathInfo> Index::path(const Endport& src, const Endport& dst) cons
     at = p.peer;
   }
   return std::nullopt;  // a loop
+}
+
+std::vector<NodeId> Index::switches_on(const Endport& src, Lid dlid) const {
+  const Topology& t = *topo_;
+  const Endport* dst = by_lid(dlid);
+  std::vector<NodeId> out;
+  if (!dst) return out;
+  NodeId at = src.node;
+  if (!t.node(at).is_switch()) {
+    if (at == dst->node) return out;
+    const Port& p = t.port(at, src.port);
+    if (!p.linked()) return out;
+    at = p.peer;
+  }
+  for (unsigned guard = 0; guard < 64; ++guard) {
+    if (!t.node(at).is_switch()) return at == dst->node ? out : std::vector<NodeId>{};
+    out.push_back(at);
+    if (at == dst->node) return out;
+    if (!tables_->has_table(at) || dlid.value() > tables_->max_lid().value()) return {};
+    const uint8_t port = tables_->port(at, dlid);
+    if (port == 0 || port == 0xFF || port > t.node(at).num_ports) return {};
+    const Port& p = t.port(at, PortNum(port));
+    if (!p.linked()) return {};
+    at = p.peer;
+  }
+  return {};
 }
 
 }  // namespace sm::sa

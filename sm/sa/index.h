@@ -24,8 +24,10 @@ namespace sm::sa {
 struct Endport {
   NodeId node;
   PortNum port;  // CA port, or 0 for a switch
-  Lid lid;
+  Lid lid;       // base LID
   Guid guid;     // port GUID
+  uint8_t lmc = 0;  // the port answers LIDs lid .. lid + 2^lmc - 1
+  uint16_t lid_count() const { return static_cast<uint16_t>(1u << lmc); }
 };
 
 struct PathInfo {
@@ -73,10 +75,15 @@ class Index {
   // not known (the SM never read or wrote it) holds the default partition as a full member,
   // as every port does before an SM programs it.
   std::span<const uint16_t> pkeys(const Endport& e) const;
+  // The end port owning `lid`: its base LID or any LID of its LMC range.
   const Endport* by_lid(Lid lid) const;
   const Endport* by_guid(Guid port_guid) const;
   // The path the LFTs give from `src` to `dst` (nullopt: not routed, a loop, or a dead link).
-  std::optional<PathInfo> path(const Endport& src, const Endport& dst) const;
+  // `dlid`: which of `dst`'s LIDs (its LMC range; each may be routed its own way).
+  std::optional<PathInfo> path(const Endport& src, const Endport& dst) const { return path(src, dst, dst.lid); }
+  std::optional<PathInfo> path(const Endport& src, const Endport& dst, Lid dlid) const;
+  // The switches a packet from `src` to `dst`'s LID `dlid` crosses, in order (empty: no path).
+  std::vector<NodeId> switches_on(const Endport& src, Lid dlid) const;
   uint8_t packet_life() const { return packet_life_; }
   // What a QoS policy's port groups test of an end port (sm/qos_policy/match.h).
   qos::PortFacts facts(const Endport& e) const;
@@ -85,7 +92,8 @@ class Index {
   // The SL of packets from `src` to `dst`: the routing's SL for the switch they enter the
   // fabric at (a CA's: the switch its port is cabled to; a switch's: itself) and `dst`'s
   // LID; 0 for tables without SLs (routing/tables.h).
-  uint8_t sl(const Endport& src, const Endport& dst) const;
+  uint8_t sl(const Endport& src, const Endport& dst) const { return sl(src, dst.lid); }
+  uint8_t sl(const Endport& src, Lid dlid) const;
   // The SL multicast rides with VL layers (sm/subnet.h); none: the group's own.
   std::optional<uint8_t> multicast_sl() const { return subnet_ ? subnet_->multicast_sl : std::nullopt; }
 

@@ -6,9 +6,11 @@
 #include <cstdlib>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "mad/rmpp.h"
 #include "mad/sa_mad.h"
+#include "mad/sa_multipath_record.h"
 #include "mad/sa_path_record.h"
 #include "mad/sa_records.h"
 #include "mad/sa_service_records.h"
@@ -34,6 +36,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                mad::ClassPortInfo>(std::span<const uint8_t>(m->data));
   }
   decode_all<mad::NodeRecord, mad::PortInfoRecord, mad::PathRecord, mad::McMemberRecord, mad::ServiceRecord>(in);
+  // MultiPathRecord: variable length; whatever decodes must come back the same.
+  if (auto mp = mad::MultiPathRecord::decode(in)) {
+    std::vector<uint8_t> b(mp->size());
+    mp->encode(b);
+    auto again = mad::MultiPathRecord::decode(b);
+    if (!again || !(*again == *mp)) std::abort();
+    (void)mp->to_string();
+  }
   // The bytes as RMPP segments of 256 bytes each.
   mad::RmppReceiver rx;
   std::optional<mad::MadBytes> ack;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "../mad/hex.h"
+#include "mad/sa_multipath_record.h"
 #include "mad/sa_path_record.h"
 #include "mad/sa_records.h"
 #include "mad/sa_service_records.h"
@@ -139,6 +140,74 @@ TEST_CASE("golden IBA layout: PathRecord (Table 209)") {
   auto d = PathRecord::decode(bytes);
   REQUIRE(d);
   CHECK(*d == sample_path());
+}
+
+namespace {
+
+MultiPathRecord sample_multipath() {
+  MultiPathRecord m;
+  m.raw_traffic = true;
+  m.flow_label = 0xABCDE;
+  m.hop_limit = 0x40;
+  m.tclass = 0x55;
+  m.reversible = true;
+  m.numb_path = 0x7F;
+  m.pkey = 0xFFFF;
+  m.qos_class = 0xABC;
+  m.sl = 0xD;
+  m.mtu_selector = 2, m.mtu = 5;
+  m.rate_selector = 2, m.rate = 7;
+  m.pkt_life_selector = 2, m.pkt_life = 0x12;
+  m.service_id = 0x1122334455667788ULL;
+  m.independence = 1;
+  m.sgids = {Gid(0xFE80000000000000ULL, 0x0002C90300A1B2C4ULL)};
+  m.dgids = {Gid(0xFE80000000000000ULL, 0x0002C90300A1B2C3ULL), Gid(0xFE80000000000000ULL, 0x0002C90300A1B2C5ULL)};
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("golden IBA layout: MultiPathRecord (Table 218)") {
+  const MultiPathRecord m = sample_multipath();
+  std::vector<uint8_t> bytes(m.size());
+  m.encode(bytes);
+  CHECK(bytes == test::from_hex("8abcde40"                           // RawTraffic 1, FlowLabel, HopLimit
+                                "55 ff ffff abcd"                     // TClass, Reversible|NumbPath, P_Key, QoSClass|SL
+                                "85 87 92"                            // MTU 2:5, Rate 2:7, PacketLifeTime 2:0x12
+                                "11 40 01 02"                         // ServiceID MSB, Independence 1, SGIDCount, DGIDCount
+                                "22334455667788"                      // ServiceID 56 LSB
+                                "fe80000000000000 0002c90300a1b2c4"   // SGID
+                                "fe80000000000000 0002c90300a1b2c3"   // DGIDs
+                                "fe80000000000000 0002c90300a1b2c5"));
+  auto d = MultiPathRecord::decode(bytes);
+  REQUIRE(d);
+  CHECK(*d == m);
+  // The head is shorter than 24 bytes, or the counts announce more GIDs than there are.
+  CHECK_FALSE(MultiPathRecord::decode(std::span(bytes).first(23)));
+  CHECK_FALSE(MultiPathRecord::decode(std::span(bytes).first(bytes.size() - 1)));
+  bytes[15] = 0xFF;
+  CHECK_FALSE(MultiPathRecord::decode(bytes));
+  // Every ComponentMask field in order, covering the 24-byte head exactly.
+  uint32_t next = 0;
+  for (const FieldSpec& f : MultiPathRecord::components()) {
+    CHECK(f.bit == next);
+    next = f.bit + f.width;
+  }
+  CHECK(next == MultiPathRecord::kHeadSize * 8);
+  CHECK(MultiPathRecord::kMaxGids == 11);
+  // The most GIDs one SA MAD carries fit its 200 bytes, through a whole SA MAD.
+  MultiPathRecord full = m;
+  full.sgids.assign(5, m.sgids[0]);
+  full.dgids.assign(6, m.dgids[1]);
+  SaMad mad;
+  mad.header.attr_id = sa_attr::multipath_record;
+  REQUIRE(full.size() == mad.data.size());
+  full.encode(mad.data);
+  auto back = decode_sa_mad(encode_sa_mad(mad));
+  REQUIRE(back);
+  auto again = MultiPathRecord::decode(back->data);
+  REQUIRE(again);
+  CHECK(*again == full);
 }
 
 TEST_CASE("golden IBA layout: MCMemberRecord (Table 211)") {
