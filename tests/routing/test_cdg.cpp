@@ -30,8 +30,8 @@ fabric::MetricsReport measured(const fabric::Topology& topo, const routing::Rout
 // Routed, deadlock-free, deterministic; returns the metrics for the quality checks.
 fabric::MetricsReport check_fabric(const fabric::Topology& topo) {
   const routing::RoutingTables one = route("cdg", topo, {.threads = 1});
-  const routing::RoutingTables four = route("cdg", topo, {.threads = 4});
-  CHECK(one == four);
+  // The thread-count check once, in the optimised build (under ASan it doubles minutes of work).
+  if (!RTEST_SANITIZED) CHECK(one == route("cdg", topo, {.threads = 4}));
   CHECK(undelivered(topo, one).empty());  // from every switch, to every LID, switch LIDs too
   CHECK(one.diagnostics().unrouted_pairs == 0);
   const fabric::MetricsReport m = measured(topo, one);
