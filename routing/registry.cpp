@@ -17,6 +17,7 @@ std::unique_ptr<Engine> make_adaptive_hint_engine();
 std::unique_ptr<Engine> make_cdg_engine();
 std::unique_ptr<Engine> make_lash_engine();
 std::unique_ptr<Engine> make_dfsssp_engine();
+std::unique_ptr<Engine> make_dor_engine();
 
 Result<std::vector<uint32_t>> Engine::orientation(const FabricView&, const RoutingOptions&) const {
   return mad::fail(mad::Errc::unsupported, fmt::format("engine '{}' routes over no up/down orientation", name()));
@@ -37,6 +38,7 @@ const std::vector<Entry>& table() {
       {"cdg", make_cdg_engine},
       {"lash", make_lash_engine},
       {"dfsssp", make_dfsssp_engine},
+      {"dor", make_dor_engine},
   };
   return t;
 }

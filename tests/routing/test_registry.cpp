@@ -58,7 +58,7 @@ TEST_CASE("registry: chains are checked") {
         std::vector<std::string>{"ftree", "updn", "minhop"});
   CHECK_FALSE(routing::parse_chain("ftree,,minhop").has_value());
   CHECK_FALSE(routing::parse_chain("").has_value());
-  CHECK_FALSE(routing::parse_chain("ftree,dor").has_value());
+  CHECK_FALSE(routing::parse_chain("ftree,torus-2QoS").has_value());
 }
 
 TEST_CASE("registry: a chain moves on, and says why") {

@@ -87,7 +87,9 @@ TEST_CASE("repair refuses what it cannot do, so the SM routes in full") {
   }
   for (const std::string& name : engines(false)) {
     CAPTURE(name);
-    auto none = routing::repair_routes(more, route(name, more), less, name, {});
+    auto full = engine(name)->compute(more, {});
+    if (!full) continue;  // no fat tree engine (dor): test_dor.cpp asks it on a torus
+    auto none = routing::repair_routes(more, *full, less, name, {});
     REQUIRE_FALSE(none);
     CHECK(none.error().message == "no repair rules for engine '" + name + "'");
   }
