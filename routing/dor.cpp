@@ -92,10 +92,14 @@ RoutingTables dimension_order(const FabricView& fv, const Grid& grid, unsigned t
       here[first] = first_step.next;
       const SwIdx next = grid.at(here);
       // Parallel cables to the next switch: the LIDs take them in turn.
-      std::vector<uint8_t> ports;
+      uint32_t cables = 0;
+      for (const Arc& a : fv.arcs(s)) cables += a.to == next;
+      uint32_t pick = dst.lid.value() % cables;
       for (const Arc& a : fv.arcs(s))
-        if (a.to == next) ports.push_back(a.port);
-      tables.set(node, dst.lid, ports[dst.lid.value() % ports.size()]);
+        if (a.to == next && pick-- == 0) {
+          tables.set(node, dst.lid, a.port);
+          break;
+        }
       if (rings > 0) tables.set_sl(node, dst.lid, sl);
     }
   });
