@@ -1,27 +1,13 @@
 #include "routing/ftree_slots.h"
 
 #include <algorithm>
-#include <numeric>
 #include <tuple>
+
+#include "routing/lowest_root_sets.h"
 
 namespace routing {
 
 namespace {
-
-// Sets of switches; a set's root is its lowest switch index (deterministic, and an order).
-struct SwitchSets {
-  std::vector<SwIdx> up;
-  explicit SwitchSets(size_t n) : up(n) { std::iota(up.begin(), up.end(), SwIdx{0}); }
-  SwIdx find(SwIdx x) {
-    while (up[x] != x) x = up[x] = up[up[x]];
-    return x;
-  }
-  void join(SwIdx a, SwIdx b) {
-    a = find(a);
-    b = find(b);
-    if (a != b) up[std::max(a, b)] = std::min(a, b);
-  }
-};
 
 bool at_or_below(const Levels& lv, SwIdx s, uint32_t h) {
   return lv.level[s] != kNoLevel && lv.level[s] <= h;
@@ -36,7 +22,7 @@ TreeSlots::TreeSlots(const FabricView& fv, const Levels& lv, std::span<const Des
   // switches of levels 0..h (kNoSw above h). sub[h][r]: the rank of level-h piece r within
   // its level-(h+1) piece, by root.
   std::vector<std::vector<SwIdx>> piece(stride_, std::vector<SwIdx>(n, kNoSw));
-  SwitchSets below(n);
+  LowestRootSets below(n);
   for (uint32_t h = 0; h <= lv.top; ++h) {
     for (SwIdx s = 0; s < n; ++s)
       if (lv.level[s] == h)
@@ -78,7 +64,7 @@ TreeSlots::TreeSlots(const FabricView& fv, const Levels& lv, std::span<const Des
   }
 
   // Classes: switches of one level that share a parent, transitively.
-  SwitchSets share(n);
+  LowestRootSets share(n);
   for (SwIdx x = 0; x < n; ++x) {
     SwIdx first = kNoSw;
     for (const Arc& a : fv.arcs(x)) {

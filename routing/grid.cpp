@@ -4,8 +4,9 @@
 
 #include <algorithm>
 #include <deque>
-#include <numeric>
 #include <span>
+
+#include "routing/lowest_root_sets.h"
 
 namespace routing {
 
@@ -14,20 +15,6 @@ namespace {
 mad::Error not_a_grid(std::string why) {
   return mad::Error{mad::Errc::unsupported, fmt::format("not a mesh, torus or HyperX: {}", why)};
 }
-
-struct UnionFind {
-  std::vector<uint32_t> parent;
-  explicit UnionFind(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0u); }
-  uint32_t find(uint32_t x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-  }
-  void unite(uint32_t a, uint32_t b) {
-    a = find(a);
-    b = find(b);
-    if (a != b) parent[std::max(a, b)] = std::min(a, b);  // the lower id leads: deterministic
-  }
-};
 
 // The switch graph without parallel cables: sorted distinct neighbours (CSR) and the id of
 // each undirected edge, numbered in (lower end, higher end) order.
@@ -70,7 +57,7 @@ SimpleGraph simple_graph(const FabricView& fv) {
 
 // The square relation's classes: one id per edge, classes numbered by their lowest edge.
 mad::Result<std::vector<uint32_t>> edge_classes(const SimpleGraph& g, size_t n, uint32_t& classes) {
-  UnionFind uf(g.edges);
+  LowestRootSets uf(g.edges);
   std::vector<SwIdx> common;
   for (SwIdx s = 0; s < n; ++s) {
     const auto nb = g.neighbours(s);
@@ -89,10 +76,10 @@ mad::Result<std::vector<uint32_t>> edge_classes(const SimpleGraph& g, size_t n, 
         for (SwIdx w : common) {
           if (w == s || ab || g.adjacent(s, w)) continue;
           square = true;
-          uf.unite(g.edge_of(s, a), g.edge_of(b, w));
-          uf.unite(g.edge_of(s, b), g.edge_of(a, w));
+          uf.join(g.edge_of(s, a), g.edge_of(b, w));
+          uf.join(g.edge_of(s, b), g.edge_of(a, w));
         }
-        if (!square) uf.unite(g.edge_of(s, a), g.edge_of(s, b));
+        if (!square) uf.join(g.edge_of(s, a), g.edge_of(s, b));
       }
     }
   }
