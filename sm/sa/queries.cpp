@@ -103,6 +103,7 @@ Answer answer_query(const Index* ix, std::span<Handler* const> handlers, const m
   auto error = [&](uint16_t status) {
     out.header.method = static_cast<uint8_t>(method == mad::sa_method::get_table ? mad::sa_method::get_table_resp
                                                                                   : (method | 0x80));
+    out.header.attr_id = attr;  // echoed, as OpenSM's errors: only GetMulti's answers are PathRecords
     out.header.status = status;
     return a;
   };

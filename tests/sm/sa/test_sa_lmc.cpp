@@ -235,7 +235,12 @@ TEST_CASE("SA MultiPathRecord: malformed or unsupported requests get the IBA sta
   m.sgids = {gid_of(*cas[0])};
   m.dgids = {gid_of(*cas[1])};
   const uint64_t base = MultiPathRecord::c_sgid_count | MultiPathRecord::c_dgid_count;
-  auto status = [&](const mad::MadBytes& req) { return ask_raw(*f.index, req).response.header.status; };
+  auto status = [&](const mad::MadBytes& req) {
+    const auto h = ask_raw(*f.index, req).response.header;
+    // An error echoes the attribute asked for (MultiPathRecord stays 0x003A), as OpenSM's do.
+    CHECK(h.attr_id == mad::decode_sa_mad(req)->header.attr_id);
+    return h.status;
+  };
   CHECK(status(multipath_request(m, MultiPathRecord::c_sgid_count)) == mad::sa_status::insufficient_components);
   CHECK(status(multipath_request(m, base | MultiPathRecord::c_service_id_msb)) ==
         mad::sa_status::insufficient_components);
