@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace mad {
 
 namespace {
@@ -44,16 +46,16 @@ void MultiPathRecord::encode(std::span<uint8_t> out) const {
   put_field(out, f[mp_life], pkt_life);
   put_field(out, f[mp_sid_msb], service_id >> 56);
   put_field(out, f[mp_indep], independence);
-  put_field(out, f[mp_sgids], sgids.size());
-  put_field(out, f[mp_dgids], dgids.size());
+  // The counts say what is written: SGIDs first, as many as fit (and 255 at most each).
+  const size_t room = out.size() > kHeadSize ? (out.size() - kHeadSize) / kGidSize : 0;
+  const size_t ns = std::min({sgids.size(), size_t{255}, room});
+  const size_t nd = std::min({dgids.size(), size_t{255}, room - ns});
+  put_field(out, f[mp_sgids], ns);
+  put_field(out, f[mp_dgids], nd);
   put_field(out, f[mp_sid_lsb], service_id);
   size_t at = kHeadSize;
-  for (const auto* set : {&sgids, &dgids})
-    for (const Gid& g : *set) {
-      if (at + kGidSize > out.size()) return;
-      g.encode(out.subspan(at, kGidSize));
-      at += kGidSize;
-    }
+  for (size_t i = 0; i < ns + nd; ++i, at += kGidSize)
+    (i < ns ? sgids[i] : dgids[i - ns]).encode(out.subspan(at, kGidSize));
 }
 
 Result<MultiPathRecord> MultiPathRecord::decode(std::span<const uint8_t> in) {

@@ -51,7 +51,8 @@ struct MultiPathRecord {
   std::vector<Gid> sgids, dgids;  // SGIDCount and DGIDCount are their sizes
 
   size_t size() const { return kHeadSize + kGidSize * (sgids.size() + dgids.size()); }
-  // Writes size() bytes (fewer if `out` is shorter; counts above 255 are refused by decode).
+  // Writes size() bytes, or fewer: the GIDs that fit in `out` (SGIDs first, 255 of each at
+  // most), and counts that say how many it wrote.
   void encode(std::span<uint8_t> out) const;
   // The head and the GIDs its counts announce; refuses bytes too short for them.
   static Result<MultiPathRecord> decode(std::span<const uint8_t> in);

@@ -208,6 +208,25 @@ TEST_CASE("golden IBA layout: MultiPathRecord (Table 218)") {
   auto again = MultiPathRecord::decode(back->data);
   REQUIRE(again);
   CHECK(*again == full);
+  // More than fit: the counts say what was written (SGIDs first), so the bytes decode whole.
+  MultiPathRecord over = m;
+  over.sgids.assign(7, m.sgids[0]);
+  over.dgids.assign(7, m.dgids[1]);
+  over.encode(mad.data);
+  auto cut = MultiPathRecord::decode(mad.data);
+  REQUIRE(cut);
+  CHECK(cut->sgids.size() == 7);
+  CHECK(cut->dgids.size() == 4);
+  CHECK(cut->dgids[3] == m.dgids[1]);
+  // Above 255 of a kind: 255 written, not the count's low 8 bits.
+  MultiPathRecord many = m;
+  many.sgids.assign(300, m.sgids[0]);
+  many.dgids.clear();
+  std::vector<uint8_t> big(many.size());
+  many.encode(big);
+  auto most = MultiPathRecord::decode(big);
+  REQUIRE(most);
+  CHECK(most->sgids.size() == 255);
 }
 
 TEST_CASE("golden IBA layout: MCMemberRecord (Table 211)") {
