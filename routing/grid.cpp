@@ -113,6 +113,7 @@ mad::Result<std::pair<GridDim, std::vector<SwIdx>>> fibre(const SimpleGraph& g, 
         members.push_back(t);
       }
   const size_t m = members.size();
+  if (m < 2) return std::unexpected(not_a_grid(fmt::format("switch {} has no cable of one of the dimensions", seed)));
   std::sort(members.begin(), members.end());
   size_t ends = 0, twos = 0, full = 0;
   for (SwIdx s : members) {

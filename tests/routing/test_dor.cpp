@@ -138,6 +138,27 @@ TEST_CASE("dor: anything but a complete grid is refused, saying why") {
   CHECK(chain->used == "lash");
 }
 
+TEST_CASE("dor: on random switch graphs, refused or routed deadlock-free, never anything else") {
+  // Small and of a torus's degree, so that some come close: grid recovery must refuse each
+  // that is not a product, and whatever it accepts must route right.
+  size_t refused = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    CAPTURE(seed);
+    const fabric::Topology topo = make(sim::make_random(
+        {.switches = static_cast<uint32_t>(4 + seed % 9), .ports = 6, .cas_per_switch = 1, .degree = static_cast<uint32_t>(2 + seed % 3), .seed = seed}));
+    auto t = engine("dor")->compute(topo, {.threads = 1});
+    if (!t) {
+      ++refused;
+      CHECK(t.error().message.starts_with("not a mesh, torus or HyperX: "));
+      continue;
+    }
+    CHECK(undelivered(topo, *t).empty());
+    CHECK(deadlock_free(topo, *t));
+  }
+  MESSAGE(refused, " of 40 random graphs refused");
+  CHECK(refused > 0);
+}
+
 TEST_CASE("dor: meshes and HyperX on one VL") {
   for (auto [what, topo] : {std::pair{"6x6 mesh", make(sim::make_torus({.dims = {6, 6}, .mesh = true, .cas_per_switch = 2}))},
                             std::pair{"4x4 HyperX", make(sim::make_hyperx({.dims = {4, 4}, .cas_per_switch = 2}))},
