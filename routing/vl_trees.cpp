@@ -21,6 +21,9 @@ namespace routing {
 namespace {
 
 constexpr uint32_t kNoTreeArc = UINT32_MAX;
+// Destinations x switches within which every tree is kept for rerouting passes (8 bytes an
+// entry: 32 MB; ft3-r16 with 1,344 LIDs: 430k).
+constexpr uint64_t kRerouteBudget = 4'000'000;
 
 // Grows one destination's tree toward its switch: chan[s] is the arc s leaves by (kNoTreeArc
 // at the root and where the tree does not reach); order lists the switches root first, each
@@ -116,6 +119,75 @@ class TreeGrower {
 
 }  // namespace
 
+namespace {
+
+// A tree per destination LID can be rerouted: LMC 0 (a port's LIDs are spread apart as they
+// grow), and within the budget of kept trees.
+bool reroutable(const FabricView& fv) {
+  const auto dests = fv.dests();
+  return std::none_of(dests.begin(), dests.end(), [](const Dest& d) { return d.lmc > 0; }) &&
+         uint64_t{dests.size()} * fv.switch_count() <= kRerouteBudget;
+}
+
+// Adds (or takes out) the CA routes of one destination's tree to the channel loads.
+void tree_load(const FabricView& fv, std::span<const SwIdx> head, const std::vector<uint32_t>& chan,
+               const std::vector<SwIdx>& ord, std::vector<uint64_t>& flow, std::vector<uint64_t>& load, bool add) {
+  for (SwIdx s : ord) flow[s] = fv.endpoints_at(s).size();
+  for (size_t j = ord.size(); j-- > 1;) {  // ord[0] is the root
+    const SwIdx s = ord[j];
+    if (add) load[chan[s]] += flow[s];
+    else load[chan[s]] -= flow[s];
+    flow[head[chan[s]]] += flow[s];
+  }
+}
+
+// The rerouting passes of TreeOptions::reroute_passes over the kept trees (their loads in
+// `load`); rewrites the tables' entries when a pass beat the first growth, and `load` is the
+// kept trees' again. Returns the pass kept (0: the first growth). Sequential: deterministic.
+unsigned reroute_trees(const FabricView& fv, std::span<const uint32_t> order, const TreeOptions& opts,
+                       TreeGrower& grower, std::span<const SwIdx> head, std::vector<uint64_t>& load,
+                       std::vector<std::vector<uint32_t>>& chan, std::vector<std::vector<SwIdx>>& ord,
+                       RoutingTables& tables) {
+  const auto dests = fv.dests();
+  std::vector<uint64_t> flow(fv.switch_count(), 0);
+  uint64_t best = load.empty() ? 0 : *std::max_element(load.begin(), load.end());
+  unsigned best_pass = 0;
+  std::vector<std::vector<uint32_t>> best_chan;
+  std::vector<std::vector<SwIdx>> best_ord;
+  std::vector<uint64_t> best_load;
+  for (unsigned pass = 1; pass <= opts.reroute_passes; ++pass) {
+    for (size_t i = 0; i < order.size(); ++i) {
+      const Dest& d = dests[order[i]];
+      if (d.out == 0) continue;  // a switch LID carries no CA routes
+      tree_load(fv, head, chan[i], ord[i], flow, load, false);
+      grower.grow(d.sw, load, opts.min_hop, opts.bottleneck, chan[i], ord[i]);
+      tree_load(fv, head, chan[i], ord[i], flow, load, true);
+    }
+    const uint64_t now = load.empty() ? 0 : *std::max_element(load.begin(), load.end());
+    if (now < best) {
+      best = now;
+      best_pass = pass;
+      best_chan = chan;
+      best_ord = ord;
+      best_load = load;
+    }
+  }
+  if (best_pass == 0) return 0;
+  // The first growth wrote the tables and the loads: the kept pass's replace them.
+  chan = std::move(best_chan);
+  ord = std::move(best_ord);
+  load = std::move(best_load);
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Dest& d = dests[order[i]];
+    for (SwIdx s = 0; s < fv.switch_count(); ++s)
+      if (s != d.sw && chan[i][s] != kNoTreeArc)
+        tables.set(fv.node_of(s), d.lid, fv.arcs(s)[chan[i][s] - fv.arc_base(s)].port);
+  }
+  return best_pass;
+}
+
+}  // namespace
+
 RoutingTables route_trees(const FabricView& fv, const TreeOptions& opts, std::string& note, uint64_t& busiest) {
   const size_t n = fv.switch_count();
   const ArcEnds ends = arc_ends(fv);
@@ -151,6 +223,10 @@ RoutingTables route_trees(const FabricView& fv, const TreeOptions& opts, std::st
   // LMC > 0: the trees of a port's earlier LIDs; the arcs lmc_avoid_arcs() names weigh
   // `spread_penalty` more (more than the busiest channel) for its next LID.
   std::map<std::pair<fabric::NodeId, uint8_t>, std::vector<std::vector<uint32_t>>> port_trees;
+  // Rerouting passes: every destination's tree as grown, by position in `order`.
+  const bool reroute = opts.reroute_passes > 0 && k == 0 && reroutable(fv);
+  std::vector<std::vector<uint32_t>> kept_chan(reroute ? order.size() : 0);
+  std::vector<std::vector<SwIdx>> kept_ord(kept_chan.size());
   uint64_t spread_penalty = 0;
   std::vector<uint32_t> penalised;
   for (size_t start = 0; start < order.size(); start += batch) {
@@ -190,6 +266,10 @@ RoutingTables route_trees(const FabricView& fv, const TreeOptions& opts, std::st
         chans[i] = tree_chan[t];
         orders[i] = tree_ord[t];
       }
+      if (reroute) {
+        kept_chan[start + i] = chans[i];
+        kept_ord[start + i] = orders[i];
+      }
       const std::vector<uint32_t>& chan = chans[i];
       for (SwIdx s = 0; s < n; ++s) {
         const fabric::NodeId node = fv.node_of(s);
@@ -205,22 +285,19 @@ RoutingTables route_trees(const FabricView& fv, const TreeOptions& opts, std::st
         }
       }
       if (d.out == 0) continue;  // a switch LID: management traffic, no load
-      const std::vector<SwIdx>& ord = orders[i];
-      for (SwIdx s : ord) flow[s] = fv.endpoints_at(s).size();
-      for (size_t j = ord.size(); j-- > 1;) {  // ord[0] is the root
-        const SwIdx s = ord[j];
-        load[chan[s]] += flow[s];
-        flow[head[chan[s]]] += flow[s];
-      }
+      tree_load(fv, head, chan, orders[i], flow, load, true);
     }
   }
+  unsigned kept_pass = 0;
+  if (reroute) kept_pass = reroute_trees(fv, order, opts, growers[0], head, load, kept_chan, kept_ord, tables);
   std::sort(diag.unrouted.begin(), diag.unrouted.end(), [](const UnroutedPair& a, const UnroutedPair& b) {
     return std::tie(a.from, a.lid) < std::tie(b.from, b.lid);
   });
   busiest = load.empty() ? 0 : *std::max_element(load.begin(), load.end());
-  note = fmt::format("{} paths{}, {}, busiest channel {} CA routes", opts.min_hop ? "shortest" : "weighted",
+  note = fmt::format("{} paths{}, {}{}, busiest channel {} CA routes", opts.min_hop ? "shortest" : "weighted",
                      opts.bottleneck ? " (least loaded busiest channel)" : "",
-                     k == 0 ? std::string("a tree per destination LID") : fmt::format("{} tree(s) per switch", k), busiest);
+                     k == 0 ? std::string("a tree per destination LID") : fmt::format("{} tree(s) per switch", k),
+                     reroute ? fmt::format(" (rerouting: pass {} of {} kept)", kept_pass, opts.reroute_passes) : "", busiest);
   return tables;
 }
 
@@ -233,6 +310,9 @@ namespace {
 // Destinations x channels within which the fallback tries every tree count and parent rule
 // (4x4x4 torus: 123k; a 32x32 torus with 8 CAs: 37M, where one attempt takes seconds).
 constexpr uint64_t kTryAllBudget = 8'000'000;
+// Rerouting passes for the trees of the first attempt (a third found nothing more on the
+// degraded radix-16 trees and the tori: ft3-r16-d10 dfsssp 2336 -> 2296 -> 2264 -> 2296).
+constexpr unsigned kReroutePasses = 2;
 
 }  // namespace
 
@@ -245,22 +325,27 @@ mad::Result<RoutingTables> route_layered(const fabric::Topology& topo, const Rou
     unsigned trees;
     bool bottleneck;
     bool counts;  // the last: its error says how many VLs it needs
+    unsigned reroute = 0;
   };
+  // Rerouted trees may close cycles the first growth did not: without the passes next.
+  const unsigned passes = reroutable(*fv) ? kReroutePasses : 0;
   std::vector<Attempt> fallbacks;
+  if (passes > 0) fallbacks.push_back(Attempt{0, false, false});
   const bool all = uint64_t{fv->dests().size()} * fv->arc_count() <= kTryAllBudget;
   if (all) {
     for (unsigned k : {3u, 2u, 1u})
       for (bool b : {false, true})
         if (min_hop || !b) fallbacks.push_back(Attempt{k, b, false});
   } else {
-    fallbacks = {Attempt{2, false, false}, Attempt{1, false, false}};
+    fallbacks.push_back(Attempt{2, false, false});
+    fallbacks.push_back(Attempt{1, false, false});
   }
   fallbacks.back().counts = true;
 
   const auto attempt = [&](const Attempt& a, uint64_t& busiest) -> mad::Result<RoutingTables> {
     std::string note;
     RoutingTables tables =
-        route_trees(*fv, TreeOptions{min_hop, opts.threads, a.trees, a.bottleneck}, note, busiest);
+        route_trees(*fv, TreeOptions{min_hop, opts.threads, a.trees, a.bottleneck, a.reroute}, note, busiest);
     auto layers = assign_layers(*fv, tables, max_vls, opts.threads, a.counts);
     if (!layers) return std::unexpected(layers.error());
     tables.diagnostics().note_first(
@@ -268,7 +353,7 @@ mad::Result<RoutingTables> route_layered(const fabric::Topology& topo, const Rou
     return tables;
   };
   uint64_t busiest = 0;
-  auto first = attempt(Attempt{0, false, false}, busiest);
+  auto first = attempt(Attempt{0, false, false, passes}, busiest);
   if (first) return first;
   mad::Error last = first.error();
   std::optional<RoutingTables> best;

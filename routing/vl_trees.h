@@ -25,6 +25,11 @@ struct TreeOptions {
   // Shortest paths only: a switch takes the parent whose path's busiest channel is least
   // loaded, instead of the least total load on the way (fewer VLs where trees are shared).
   bool bottleneck = false;
+  // A tree per destination LID, LMC 0, within a memory budget: passes that take each tree out
+  // of the loads and grow it again over what the others left (rip-up and reroute); the
+  // trees after the pass with the least loaded busiest channel are kept (the first growth
+  // when no pass beats it).
+  unsigned reroute_passes = 0;
 };
 
 // LFTs for every destination LID of `fv` (reachable switches only; the others are in the
@@ -33,7 +38,8 @@ struct TreeOptions {
 RoutingTables route_trees(const FabricView& fv, const TreeOptions& opts, std::string& note, uint64_t& busiest);
 
 // The VL engines' compute(): trees, then layers (vl_layers.h). A tree per destination LID
-// first; when its layers need more than opts.max_vls, fewer distinct trees (as OpenSM's
+// first, with two rerouting passes where TreeOptions::reroute_passes applies (then, if its
+// layers do not fit, once more without); when its layers need more than opts.max_vls, fewer distinct trees (as OpenSM's
 // engines route: fewer VLs, less balance): on fabrics within a work budget 3, 2 and 1 trees
 // per switch, for lash each with both parent rules, and the one that fits with the least
 // loaded busiest channel wins; on larger ones 2 then 1, the first that fits. The error of the
