@@ -22,7 +22,7 @@ namespace {
 
 constexpr uint32_t kNoTreeArc = UINT32_MAX;
 // Destinations x switches within which every tree is kept for rerouting passes (8 bytes an
-// entry: 32 MB; ft3-r16 with 1,344 LIDs: 430k).
+// entry, twice with the best pass's copy: 64 MB at most; ft3-r16 with 1,344 LIDs: 430k).
 constexpr uint64_t kRerouteBudget = 4'000'000;
 
 // Grows one destination's tree toward its switch: chan[s] is the arc s leaves by (kNoTreeArc
@@ -116,10 +116,6 @@ class TreeGrower {
   uint32_t stamp_ = 0;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap_;
 };
-
-}  // namespace
-
-namespace {
 
 // A tree per destination LID can be rerouted: LMC 0 (a port's LIDs are spread apart as they
 // grow), and within the budget of kept trees.
