@@ -132,16 +132,18 @@ Result<RoutingTables> DorEngine::compute(const Topology& topo, const RoutingOpti
       std::count_if(dims.begin(), dims.end(), [](const GridDim& d) { return d.kind == DimKind::ring; }));
   const unsigned max_vls = std::clamp(opts.max_vls, 1u, kMaxDataVls);
   const bool try_layering = rings > 0 && uint64_t{fv->dests().size()} * fv->arc_count() <= kLayeringBudget;
-  if (rings > kMaxRings || ((1u << rings) > max_vls && !try_layering))
+  const unsigned dateline_vls = rings > kMaxRings ? 0 : 1u << rings;  // 0: more than 2^kMaxRings
+  const auto too_few_vls = [&] {
     return mad::fail(mad::Errc::unsupported,
                      fmt::format("a {} needs {} VLs (a dateline per ring), max_vls allows {}", grid->describe(),
-                                 rings > kMaxRings ? std::string("more than 8") : std::to_string(1u << rings), max_vls));
+                                 dateline_vls == 0 ? std::string("more than 8") : std::to_string(dateline_vls), max_vls));
+  };
+  if (dateline_vls == 0 || (dateline_vls > max_vls && !try_layering)) return too_few_vls();
 
   RoutingTables tables = dimension_order(*fv, *grid, opts.threads);
 
   std::string vls_note = "1 VL";
   if (rings > 0) {
-    const unsigned dateline_vls = 1u << rings;
     std::optional<LayerStats> layered;
     if (try_layering) {
       RoutingTables copy = tables;
@@ -154,9 +156,7 @@ Result<RoutingTables> DorEngine::compute(const Topology& topo, const RoutingOpti
     if (layered) {
       vls_note = fmt::format("{} VL(s) by layering (a dateline per ring would take {})", layered->layers, dateline_vls);
     } else if (dateline_vls > max_vls) {
-      return mad::fail(mad::Errc::unsupported,
-                       fmt::format("a {} needs {} VLs (a dateline per ring), max_vls allows {}", grid->describe(),
-                                   dateline_vls, max_vls));
+      return too_few_vls();
     } else {
       vls_note = fmt::format("{} VL(s), a dateline per ring", tables.vls_used());
     }
