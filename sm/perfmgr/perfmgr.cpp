@@ -215,7 +215,22 @@ void PerfMgr::on_answer(const Request& r, mad::Result<mad::Packet> res) {
         return;
       }
       const auto c = caps_.find(n.guid);
-      if (steady && same_errors(*pc, last->second) && c != caps_.end() && c->second.extended) {
+      const bool extended = c != caps_.end() && c->second.extended;
+      if (pc && !steady && extended && !stuck(*pc) && same_errors(*pc, mad::PortCounters{})) {
+        // A first read (or one that cannot be compared) whose sum shows no error counter above
+        // zero on any port: each port's are zero, and its traffic is in its extended counters.
+        node_sums_[n.guid] = *pc;
+        for (size_t i : n.targets) {
+          Target& t = s.targets[i];
+          t.pc = mad::PortCounters{.port_select = t.local.port};
+          t.have_pc = true;
+          t.pc_traffic = false;
+          t.waiting = 1;
+          s.queue.push_back({Kind::counters_ext, i});
+        }
+        return;
+      }
+      if (steady && same_errors(*pc, last->second) && extended) {
         // Only traffic moved (the SM's own MADs count too): each port's extended counters,
         // its error counters as they were.
         node_sums_[n.guid] = *pc;
@@ -229,6 +244,7 @@ void PerfMgr::on_answer(const Request& r, mad::Result<mad::Packet> res) {
           }
           t.pc = *tr.pc;
           t.have_pc = true;
+          t.pc_traffic = tr.pc_traffic;
           t.waiting = 1;
           s.queue.push_back({Kind::counters_ext, i});
         }
@@ -250,12 +266,13 @@ void PerfMgr::on_answer(const Request& r, mad::Result<mad::Packet> res) {
         if (pc) {
           t.pc = *pc;
           t.have_pc = true;
+          t.pc_traffic = true;
           // The extended counters only where the port moved traffic since the last read (or
           // its PortCounters cannot tell: stuck, or never read).
           const auto c = caps_.find(t.local.node);
           const Track* tr = nullptr;
           if (auto it = tracks_.find({t.local.node, t.local.port}); it != tracks_.end()) tr = &it->second;
-          const bool quiet = tr && tr->pc && traffic_of(*tr->pc) == traffic_of(*pc) && !stuck(*pc) &&
+          const bool quiet = tr && tr->pc && tr->pc_traffic && traffic_of(*tr->pc) == traffic_of(*pc) && !stuck(*pc) &&
                              tr->counters.extended();
           if (c != caps_.end() && c->second.extended && !quiet) {
             ++t.waiting;
@@ -304,6 +321,7 @@ void PerfMgr::port_done(size_t index) {
                                : reading_of(t.pc);
   const Step step = tr.counters.advance(r, now());
   tr.pc = t.pc;
+  tr.pc_traffic = t.pc_traffic;
   tr.sampled_ms = wall_ms_();
   ++s.read;
   if (step.reset)

@@ -64,6 +64,7 @@ class PerfMgr {
     PortEnd local;
     std::optional<PortEnd> remote;
     bool have_pc = false, have_ext = false, failed = false;
+    bool pc_traffic = false;  // pc's data and packet counters were read (not known from a sum)
     mad::PortCounters pc;
     mad::PortCountersExtended ext;
     int waiting = 0;  // answers still to come
@@ -101,6 +102,7 @@ class PerfMgr {
   struct Track {
     PortTrack counters;
     std::optional<mad::PortCounters> pc;  // PortCounters as last read
+    bool pc_traffic = false;               // pc's traffic counters too (else its errors only)
     uint64_t failures = 0;
     int64_t sampled_ms = 0;
   };

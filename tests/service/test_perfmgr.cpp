@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "cli/drill.h"
 #include "sim/netfile.h"
@@ -18,7 +19,8 @@ namespace {
 struct Bed {
   std::unique_ptr<cli::Cluster> cluster;
 
-  explicit Bed(sm::perfmgr::Config perf) {
+  // `setup` runs on the fabric before the SM starts.
+  explicit Bed(sm::perfmgr::Config perf, const std::function<void(sim::SimFabric&)>& setup = {}) {
     auto spec = sim::load_netfile(std::string(FABRICSM_SHARED_TOPOLOGIES) + "/ft2-r8.net");
     REQUIRE(spec);
     perf.enabled = true;
@@ -28,6 +30,7 @@ struct Bed {
     auto c = cli::Cluster::create(*spec, {}, {sm}, sm::Level::info);
     REQUIRE_MESSAGE(c, (c ? "" : c.error().message));
     cluster = std::move(*c);
+    if (setup) setup(cluster->fabric());
     REQUIRE(cluster->start(0));
     REQUIRE(cluster->run_until([&] { return cluster->settled() && cluster->masters().size() == 1; }, 30s));
   }
@@ -207,4 +210,28 @@ TEST_CASE("an idle switch costs one query (its ports' sum); traffic is read per 
   CHECK(p->totals[index(Counter::xmit_pkts)] == 10);
   CHECK(p->rates[index(Counter::xmit_data)] == doctest::Approx(4000.0 / 5).epsilon(0.05));
   CHECK(b.port(*s, "S1_002", 5)->totals[index(Counter::xmit_data)] == 0);
+}
+
+TEST_CASE("the first sweep reads a switch whose sum shows no error per port from its extended counters only") {
+  // S1_003 starts with errors on port 6: its ports' PortCounters are read one by one.
+  Bed b({}, [](sim::SimFabric& f) {
+    auto n = f.find("S1_003");
+    REQUIRE(n);
+    REQUIRE(f.add_counter(*n, 6, sim::Counter::symbol_errors, 7));
+  });
+  auto s = b.sweeps(1);
+  REQUIRE(s->sweeps == 1);
+  // ClassPortInfo, the sum, then each of the 8 ports' extended counters.
+  CHECK(b.fabric().node(b.node("S1_002")).pma_handled == 1 + 1 + 8);
+  // ClassPortInfo, the sum, and each port's PortCounters and extended counters.
+  CHECK(b.fabric().node(b.node("S1_003")).pma_handled == 1 + 1 + 8 + 8);
+  CHECK(s->sweep.ports == 128);
+  CHECK(s->sweep.timeouts == 0);
+  // The baselines are right either way: the next sweep sees only what was added since.
+  REQUIRE(b.fabric().add_counter(b.node("S1_002"), 3, sim::Counter::symbol_errors, 5));
+  REQUIRE(b.fabric().add_counter(b.node("S1_003"), 6, sim::Counter::symbol_errors, 2));
+  s = b.sweeps(1);
+  CHECK(b.port(*s, "S1_002", 3)->totals[index(Counter::symbol_errors)] == 5);
+  CHECK(b.port(*s, "S1_003", 6)->totals[index(Counter::symbol_errors)] == 2);
+  CHECK(b.port(*s, "S1_003", 5)->totals[index(Counter::symbol_errors)] == 0);
 }
