@@ -8,14 +8,13 @@
 #include <endian.h>
 #include <fcntl.h>
 #include <infiniband/umad.h>
-#include <pthread.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -26,16 +25,12 @@ namespace mad {
 namespace {
 
 constexpr int kSmiClassVersion = 1;
-// The receive thread looks at its stop time at least this often, so the destructor never
-// depends on a wake-up MAD coming back (ibsim may be gone).
-constexpr int kRecvPollMs = 200;
 // After this many umad_recv failures in a row (10 ms apart) the port is considered gone.
 constexpr int kMaxRecvErrors = 200;
 // On shutdown: how long the port must be quiet before it is closed, and the most we wait.
 constexpr int64_t kQuietNs = 50'000'000;
 constexpr int64_t kQuietMaxNs = 1'000'000'000;
-constexpr uint64_t kWakeTid = 0;
-// The receive thread hands MADs over in batches of at most this many.
+// receive() returns after at most this many MADs, so the owner's timers run under a flood.
 constexpr size_t kMaxBatch = 256;
 
 int64_t now_ns() {
@@ -152,12 +147,7 @@ Result<void> UmadTransport::attach() {
 
   if (auto r = open_issm(); !r) return r;
 
-  // The receive thread takes no signals: SIGINT/SIGTERM go to the owner thread.
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, &old);
-  rx_ = std::thread([this] { receive_thread(); });
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  recv_buf_.assign(umad_size() + kMadSize, 0);
   return {};
 }
 
@@ -187,21 +177,19 @@ Result<void> UmadTransport::retake_is_sm() {
 
 UmadTransport::~UmadTransport() {
   // Clearing IsSM makes the port send trap 144 to the SM LID, which is this port. ibsim's shim
-  // hangs in its exit handler (or crashes) when a MAD arrives after the port is closed, so the
-  // receive thread keeps taking what still comes (that trap, late answers) until the port has
-  // been quiet for a moment; then a wake-up MAD brings it out of umad_recv.
+  // hangs in its exit handler (or crashes) when a MAD arrives after the port is closed, so what
+  // still comes (that trap, late answers) is taken until the port has been quiet for a moment.
   if (issm_fd_ >= 0) ::close(issm_fd_);
-  if (rx_.joinable()) {
+  if (portid_ >= 0 && !recv_buf_.empty()) {
     const int64_t closed = now_ns();
+    std::vector<Packet> ignored;
     for (;;) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      ignored.clear();
+      if (!recv_one(ignored, 5)) break;
       const int64_t t = now_ns();
       if (t - closed >= kQuietMaxNs) break;
-      if (t - closed >= kQuietNs && t - last_rx_ns_.load() >= kQuietNs) break;
+      if (t - closed >= kQuietNs && t - last_rx_ns_ >= kQuietNs) break;
     }
-    stop_ns_.store(now_ns());
-    wake_receiver();
-    rx_.join();
   }
   for (int a : gsi_agents_)
     if (a >= 0) umad_unregister(portid_, a);
@@ -209,16 +197,6 @@ UmadTransport::~UmadTransport() {
   if (agent_dr_ >= 0) umad_unregister(portid_, agent_dr_);
   if (portid_ >= 0) umad_close_port(portid_);
   umad_done();
-}
-
-// A DR NodeInfo Get to our own port (0 hops): its answer unblocks umad_recv at once and tells
-// the receive thread to end. TID kWakeTid, which the transaction layer never uses.
-void UmadTransport::wake_receiver() {
-  Smp s = make_dr_smp(method::get, attr::node_info, 0, DrPath{});
-  s.tid = kWakeTid;
-  Packet p;
-  p.mad = encode_smp(s);
-  (void)send(p);
 }
 
 // The agent that sends a class: the SM's own for the two SMP classes; for a GSI class (SA,
@@ -251,7 +229,6 @@ Result<void> UmadTransport::send_rmpp(const MadAddress& to, std::span<const uint
 
 Result<void> UmadTransport::post(int agent, void* umad, size_t length, int timeout_ms, int retries) {
   const int r = umad_send(portid_, agent, umad, static_cast<int>(length), timeout_ms, retries);
-  std::lock_guard lk(mu_);
   ++stats_.sent;
   if (r < 0) {
     ++stats_.send_errors;
@@ -284,93 +261,60 @@ Result<void> UmadTransport::send(const Packet& p) {
   return post(agent, send_buf_.data(), length, timeout, 0);
 }
 
-void UmadTransport::receive_thread() {
-  std::vector<uint8_t> buf(umad_size() + kMadSize);
-  std::vector<Packet> batch;
-  uint64_t dropped = 0;
-  bool taken = false;  // MADs read since the last hand-over
-  int errors = 0;
-  // Hands what was read to the owner under one lock and at most one wake-up: on ibsim the
-  // thread hand-offs (futex wake-ups), not the SM, cost most of the CPU per MAD.
-  auto hand_over = [&] {
-    last_rx_ns_.store(now_ns());
-    std::lock_guard lk(mu_);
-    stats_.received += batch.size();
-    stats_.dropped += dropped;
-    const bool was_empty = inbox_.empty();
-    for (Packet& p : batch) inbox_.push_back(std::move(p));
-    if (was_empty && !batch.empty()) cv_.notify_one();  // the owner only waits on an empty queue
-    batch.clear();
-    dropped = 0;
-    taken = false;
-  };
-  for (;;) {
-    // Block for the first MAD, then take what is already queued without waiting.
-    int len = static_cast<int>(buf.size() - umad_size());
-    const int agent = umad_recv(portid_, buf.data(), &len, taken ? 0 : kRecvPollMs);
-    if (const int64_t stop = stop_ns_.load(); stop != 0) {
-      // Stopping: end on the wake-up's answer, or after a while without it (ibsim gone).
-      const auto* m = static_cast<const uint8_t*>(umad_get_mad(buf.data()));
-      if (agent >= 0 && m[3] == method::get_resp && m[16] == 0 && m[17] == attr::node_info &&
-          (m[12] | m[13] | m[14] | m[15]) == 0)
-        return;
-      if (now_ns() - stop > kQuietMaxNs) return;
-      continue;
+// One umad_recv: the MAD in `out` (true), or nothing within `timeout_ms` (false). Errors other
+// than a quiet timeout are counted; after kMaxRecvErrors in a row the port is given up on.
+Result<bool> UmadTransport::recv_one(std::vector<Packet>& out, int timeout_ms) {
+  int len = static_cast<int>(recv_buf_.size() - umad_size());
+  const int agent = umad_recv(portid_, recv_buf_.data(), &len, timeout_ms);
+  if (agent < 0) {
+    if (agent == -ETIMEDOUT || agent == -EWOULDBLOCK || agent == -EAGAIN || agent == -EINTR) return false;
+    if (len > static_cast<int>(recv_buf_.size() - umad_size())) {  // longer than a MAD (RMPP): grow, drop
+      recv_buf_.resize(umad_size() + static_cast<size_t>(len));
+      return false;
     }
-    if (agent < 0) {
-      if (taken && (agent == -ETIMEDOUT || agent == -EWOULDBLOCK || agent == -EAGAIN)) {
-        hand_over();  // nothing more queued
-        continue;
-      }
-      if (agent == -ETIMEDOUT) continue;  // nothing within kRecvPollMs: look at stop_ns_ again
-      if (len > static_cast<int>(buf.size() - umad_size())) {  // longer than a MAD (RMPP): grow, drop
-        buf.resize(umad_size() + static_cast<size_t>(len));
-        continue;
-      }
-      // Interrupted poll, or the shim's spurious wake-up with nothing queued.
-      std::lock_guard lk(mu_);
-      ++stats_.recv_errors;
-      if (++errors >= kMaxRecvErrors) {
-        broken_ = fmt::format("umad_recv on {} keeps failing: {}", port_.device, errno_text(errno));
-        cv_.notify_all();
-        return;
-      }
-      if (errors > 3) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      continue;
-    }
-    errors = 0;
-    taken = true;
-    if (umad_status(buf.data()) != 0 || len < static_cast<int>(kMadHeaderSize)) {
-      ++dropped;  // the kernel's timeout of a request: the transaction layer has its own
-      continue;
-    }
-    Packet& p = batch.emplace_back();
-    std::memcpy(p.mad.data(), umad_get_mad(buf.data()), std::min(static_cast<size_t>(len), kMadSize));
-    const ib_mad_addr_t* a = umad_get_mad_addr(buf.data());
-    p.addr.lid = Lid(be16toh(a->lid));
-    p.addr.qpn = be32toh(a->qpn);
-    p.addr.qkey = be32toh(a->qkey);
-    p.addr.sl = a->sl;
-    p.addr.pkey_index = static_cast<uint16_t>(umad_get_pkey(buf.data()));
-    if (batch.size() >= kMaxBatch) hand_over();
+    // Interrupted poll (a signal), or the shim's spurious wake-up with nothing queued.
+    ++stats_.recv_errors;
+    if (++recv_errors_ >= kMaxRecvErrors)
+      return fail(Errc::io, fmt::format("umad_recv on {} keeps failing: {}", port_.device, errno_text(errno)));
+    if (recv_errors_ > 3) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return false;
   }
+  recv_errors_ = 0;
+  last_rx_ns_ = now_ns();
+  if (umad_status(recv_buf_.data()) != 0 || len < static_cast<int>(kMadHeaderSize)) {
+    ++stats_.dropped;  // the kernel's timeout of a request: the transaction layer has its own
+    return true;
+  }
+  ++stats_.received;
+  Packet& p = out.emplace_back();
+  std::memcpy(p.mad.data(), umad_get_mad(recv_buf_.data()), std::min(static_cast<size_t>(len), kMadSize));
+  const ib_mad_addr_t* a = umad_get_mad_addr(recv_buf_.data());
+  p.addr.lid = Lid(be16toh(a->lid));
+  p.addr.qpn = be32toh(a->qpn);
+  p.addr.qkey = be32toh(a->qkey);
+  p.addr.sl = a->sl;
+  p.addr.pkey_index = static_cast<uint16_t>(umad_get_pkey(recv_buf_.data()));
+  return true;
 }
 
+// Blocks in umad_recv itself (no thread of its own): on ibsim each hand-over between threads
+// (a futex wake-up) costs more CPU than the SM spends on the MAD.
 Result<void> UmadTransport::receive(std::vector<Packet>& out, Nanos deadline) {
-  using SC = std::chrono::steady_clock;
-  const SC::time_point until{std::chrono::duration_cast<SC::duration>(deadline)};
-  std::unique_lock lk(mu_);
-  cv_.wait_until(lk, until, [&] { return !inbox_.empty() || !broken_.empty(); });
-  const bool had = !inbox_.empty();
-  for (Packet& p : inbox_) out.push_back(std::move(p));
-  inbox_.clear();
-  if (!had && !broken_.empty()) return fail(Errc::io, broken_);
+  const size_t before = out.size();
+  for (size_t taken = 0; taken < kMaxBatch; ++taken) {
+    int timeout_ms = 0;  // once something came: only what is already queued
+    if (out.size() == before && taken == 0) {
+      const Nanos left = deadline - clock_.now();
+      // Rounded up: a wait that ends before the deadline only loops once more.
+      timeout_ms = left <= Nanos{0} ? 0 : static_cast<int>(std::min<int64_t>((left.count() + 999'999) / 1'000'000, 1'000'000));
+    }
+    auto got = recv_one(out, timeout_ms);
+    if (!got) return std::unexpected(got.error());
+    if (!*got) break;
+  }
   return {};
 }
 
-UmadStats UmadTransport::stats() const {
-  std::lock_guard lk(mu_);
-  return stats_;
-}
+UmadStats UmadTransport::stats() const { return stats_; }
 
 }  // namespace mad

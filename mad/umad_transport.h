@@ -4,20 +4,15 @@
 // holds IsSM on its port for as long as the transport lives. GSI classes can be sent too
 // (QP1, a client agent registered on first use).
 //
-// Threads: one receive thread, blocked in umad_recv, feeds a queue; send() and receive() are
-// called from one owner thread (the SM's event loop). Only this file and its .cpp include
+// Threads: none of its own; send() and receive() (which blocks in umad_recv) are called from
+// one owner thread (the SM's event loop), as is stats(). Only this file and its .cpp include
 // <infiniband/umad.h>: the rest of mad/ builds without libibumad.
 #pragma once
 
 #include <array>
-#include <atomic>
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "mad/transport.h"
@@ -54,10 +49,10 @@ class UmadTransport final : public Transport {
 
  private:
   explicit UmadTransport(UmadPort port, std::chrono::milliseconds request_timeout);
-  Result<void> attach();  // open the port, register the agents, take IsSM, start the thread
+  Result<void> attach();  // open the port, register the agents, take IsSM
   Result<void> open_issm();
-  void receive_thread();
-  void wake_receiver();
+  // One umad_recv into `out`: false when nothing came within timeout_ms.
+  Result<bool> recv_one(std::vector<Packet>& out, int timeout_ms);
   int agent_for(uint8_t mgmt_class, uint8_t class_version);
   // umad_send of a prepared buffer, counted in the stats.
   Result<void> post(int agent, void* umad, size_t length, int timeout_ms, int retries);
@@ -74,14 +69,10 @@ class UmadTransport final : public Transport {
   SteadyClock clock_;
   std::vector<uint8_t> send_buf_;  // umad header + MAD, reused by send() (one sending thread)
 
-  std::thread rx_;
-  std::atomic<int64_t> stop_ns_{0};     // steady-clock ns when the destructor asked the thread to end
-  std::atomic<int64_t> last_rx_ns_{0};  // steady-clock ns of the last MAD received
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Packet> inbox_;  // guarded by mu_
-  std::string broken_;        // guarded by mu_: why the receive thread gave up
-  UmadStats stats_;           // guarded by mu_ (sent/send_errors: owner thread, read under mu_)
+  std::vector<uint8_t> recv_buf_;  // umad header + MAD, reused by receive()
+  int recv_errors_ = 0;            // umad_recv failures in a row
+  int64_t last_rx_ns_ = 0;         // steady-clock ns of the last MAD received
+  UmadStats stats_;
 };
 
 }  // namespace mad
