@@ -310,7 +310,7 @@ int Daemon::run() {
 
   auto svc = service::Service::create(
       *transport_, service::Config{.sm = a_.cfg.sm, .db_path = a_.cfg.db_path, .on_corrupt = a_.cfg.on_corrupt_db, .db_group = a_.cfg.db_gid,
-                                   .perf = a_.cfg.perf, .adapt = a_.cfg.adapt, .imported_lids = a_.cfg.imported_lids},
+                                   .store_thread = true, .perf = a_.cfg.perf, .adapt = a_.cfg.adapt, .imported_lids = a_.cfg.imported_lids},
       log_);
   if (!svc) return 1;  // the reason is logged
   service_ = std::move(*svc);
@@ -327,6 +327,7 @@ int Daemon::run() {
   const sm::SubnetManager& m = service_->manager();
 
   (void)notify_.send("STOPPING=1");
+  service_->flush();  // the store's writes end before the outcome is judged
   const mad::UmadStats st = transport_->stats();
   const auto& ms = m.mad_stats();
   log_.info(sm::code::umad_stats, "umad: {} MADs sent ({} failed), {} received, {} dropped (kernel timeouts), SMPs: {} sent, "
@@ -350,7 +351,6 @@ int Daemon::run() {
                service_->store_status().error);
     rc = 1;
   }
-  service_->flush();
   return rc;
 }
 

@@ -85,7 +85,8 @@ bool Cluster::start(size_t i) {
   auto ep = fabric_->attach(s.node, s.port);
   if (!ep) return false;  // cannot happen: the port was checked in create() and detached by kill()
   s.transport = std::make_unique<sim::SimTransport>(*fabric_, *ep);
-  auto svc = service::Service::create(*s.transport, service::Config{.sm = s.spec.cfg, .db_path = s.spec.db_path, .perf = s.spec.perf,
+  auto svc = service::Service::create(*s.transport, service::Config{.sm = s.spec.cfg, .db_path = s.spec.db_path,
+                                                                .store_thread = s.spec.store_thread, .perf = s.spec.perf,
                                                                 .imported_lids = s.spec.imported_lids}, s.log);
   if (!svc) {  // the reason is logged
     fabric_->detach(*ep);

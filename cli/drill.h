@@ -29,6 +29,7 @@ struct DrillSm {
   std::string db_path;  // its store (SMs may share one); empty: none
   sm::perfmgr::Config perf;  // its PerfMgr (off unless perf.enabled)
   sm::LidMap imported_lids;  // as from a guid2lid_file
+  bool store_thread = false;  // the store writes on a thread of its own, as `fabricsm run`'s
 };
 
 // The SMs of a drill on their fabric.

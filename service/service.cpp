@@ -33,7 +33,8 @@ mad::Result<std::unique_ptr<Service>> Service::create(mad::Transport& transport,
   std::vector<sm::store::SaObject> stored;
   if (!s->cfg_.db_path.empty()) {
     auto r = s->open_store();
-    auto objects = r ? s->store_->load_sa_objects() : mad::Result<std::vector<sm::store::SaObject>>(std::unexpected(r.error()));
+    auto objects = r ? s->store_->now([](sm::store::Store& st) { return st.load_sa_objects(); })
+                     : mad::Result<std::vector<sm::store::SaObject>>(std::unexpected(r.error()));
     if (!objects) {
       log.error(sm::code::store_open_failed, "store: {}", objects.error().message);
       return std::unexpected(objects.error());
@@ -54,21 +55,22 @@ mad::Result<sm::Remembered> Service::open_store() {
   sm::store::OpenReport rep;
   auto s = sm::store::Store::open({.path = cfg_.db_path, .on_corrupt = cfg_.on_corrupt, .group = cfg_.db_group}, &rep);
   if (!s) return std::unexpected(s.error());
-  store_ = std::move(*s);
+  std::unique_ptr<sm::store::Store> st = std::move(*s);
   if (!rep.set_aside.empty())
     log_.error(sm::code::store_set_aside, "store: {} was not a healthy database; kept as {}, starting from the fabric",
                cfg_.db_path, rep.set_aside);
-  auto lids = store_->load_lids();
+  auto lids = st->load_lids();
   if (!lids) return std::unexpected(lids.error());
-  auto tables = store_->load_lft_memory();
+  auto tables = st->load_lft_memory();
   if (!tables) return std::unexpected(tables.error());
   log_.info(sm::code::store_opened, "store: {} ({}schema v{}{}): {} LIDs, {} switches' tables known", cfg_.db_path,
             rep.created ? "new, " : "", rep.version,
             rep.from_version && rep.from_version != rep.version ? fmt::format(", upgraded from v{}", rep.from_version)
                                                                 : "",
             lids->size(), tables->size());
-  auto last = store_->last_sweep();
+  auto last = st->last_sweep();
   if (!last) return std::unexpected(last.error());
+  store_ = std::make_unique<StoreWriter>(std::move(st), cfg_.store_thread);
   return sm::Remembered{std::move(*lids), std::move(*tables), *last};
 }
 
@@ -95,7 +97,7 @@ void Service::wire(sm::Remembered remembered, std::vector<sm::store::SaObject> s
   sa_->add_handler(*services_);
   sa_->add_handler(*subscriptions_);
   if (store_) {
-    auto keep = [this](sm::store::SaObject o) { store_->note_sa_object(std::move(o)); };
+    auto keep = [this](sm::store::SaObject o) { notes_.objects.push_back(std::move(o)); };
     services_->on_change = keep;
     subscriptions_->on_change = keep;
     restore_sa_state(stored);
@@ -120,7 +122,7 @@ void Service::on_log(sm::Level l, const sm::LogCode& code, std::string_view msg)
   if (recent_events_.size() == kRecentEvents) recent_events_.pop_front();
   recent_events_.push_back(e);
   ++events_logged_;
-  if (store_) store_->add_event(std::move(e));
+  if (store_) notes_.events.push_back(std::move(e));
 }
 
 // SA state clients created, as the store has it, replacing what this SM holds: at start, and
@@ -154,7 +156,7 @@ void Service::note_peers(const std::vector<ha::Peer>& peers) {
     uint16_t lid = 0;
     if (s && s->lids)
       if (auto it = s->lids->find(p.port); it != s->lids->end()) lid = it->second.lid.value();
-    store_->note_peer({.guid = p.port.value(),
+    notes_.peers.push_back({.guid = p.port.value(),
                        .lid = lid,
                        .priority = p.info.priority,
                        .state = static_cast<uint8_t>(p.info.state),
@@ -167,18 +169,32 @@ void Service::note_peers(const std::vector<ha::Peer>& peers) {
 // Groups clients created, joined or left go to the store with the next commit or flush.
 void Service::note_groups() {
   for (auto& [key, record] : multicast_->take_store_changes())
-    store_->note_sa_object({.kind = "mcgroup", .key = std::move(key), .record = std::move(record)});
+    notes_.objects.push_back({.kind = "mcgroup", .key = std::move(key), .record = std::move(record)});
 }
 
 void Service::write_buffered() {
   note_peers(manager_->ha_role().peers());
   note_groups();
-  if (auto f = store_->flush_events(); !f)
-    log_.error(sm::code::store_flush_failed, "store: {}: {}", cfg_.db_path, f.error().message);
+  if (notes_.empty()) return;
+  post_store([this](sm::store::Store& st) -> StoreWriter::Done {
+    auto f = st.flush_events();
+    if (f) return nullptr;
+    return [this, why = f.error().message] { log_.error(sm::code::store_flush_failed, "store: {}: {}", cfg_.db_path, why); };
+  });
+}
+
+void Service::post_store(std::function<StoreWriter::Done(sm::store::Store&)> job) {
+  store_->post([notes = std::exchange(notes_, {}), job = std::move(job)](sm::store::Store& st) mutable {
+    std::move(notes).into(st);
+    return job(st);
+  });
 }
 
 void Service::flush() {
-  if (store_) write_buffered();
+  if (!store_) return;
+  write_buffered();
+  store_->drain();
+  store_->deliver();
 }
 
 void Service::on_sweep(const std::shared_ptr<const sm::Subnet>& s) {
@@ -188,8 +204,12 @@ void Service::on_sweep(const std::shared_ptr<const sm::Subnet>& s) {
   const bool configured = manager_->state() == mad::SmState::master && s->configured();
   if (configured && !sa_current_ && store_) {
     sa_current_ = true;
-    store_->forget_written();  // the last master may have written other rows
-    if (auto objs = store_->load_sa_objects(); objs) restore_sa_state(*objs);
+    // The last master may have written other rows: the next commit writes them all.
+    auto objs = store_->now([](sm::store::Store& st) {
+      st.forget_written();
+      return st.load_sa_objects();
+    });
+    if (objs) restore_sa_state(*objs);
     else log_.error(sm::code::sa_state_not_restored, "store: SA state not read back on taking over: {}", objs.error().message);
   }
   if (configured) {
@@ -210,19 +230,24 @@ void Service::on_sweep(const std::shared_ptr<const sm::Subnet>& s) {
   } else if (store_) {
     note_peers(s->sm.peers);
     note_groups();
-    if (auto c = store_->commit(*s, wall_ms()); !c) {
-      store_status_.error = c.error().message;
-      ++store_status_.failed_commits;
-      log_.error(sm::code::store_commit_failed, "store: {}: commit of sweep {} failed: {}", cfg_.db_path,
-                 s->sweep.number, c.error().message);
-    } else {
-      ++store_status_.commits;
-      store_status_.last_commit_ms = c->ms;
-      store_status_.error.clear();
-      log_.info_if(s->sweep.heavy, sm::code::store_committed,
-                   "store: sweep {} committed: {} nodes, {} ports, {} LIDs, {} switch tables, {} events, {:.1f} ms",
-                   s->sweep.number, c->nodes, c->ports, c->lids, c->switches, c->events, c->ms);
-    }
+    post_store([this, s, now = wall_ms()](sm::store::Store& st) {
+      auto c = st.commit(*s, now);
+      return [this, c = std::move(c), number = s->sweep.number, heavy = s->sweep.heavy] {
+        if (!c) {
+          store_status_.error = c.error().message;
+          ++store_status_.failed_commits;
+          log_.error(sm::code::store_commit_failed, "store: {}: commit of sweep {} failed: {}", cfg_.db_path, number,
+                     c.error().message);
+          return;
+        }
+        ++store_status_.commits;
+        store_status_.last_commit_ms = c->ms;
+        store_status_.error.clear();
+        log_.info_if(heavy, sm::code::store_committed,
+                     "store: sweep {} committed: {} nodes, {} ports, {} LIDs, {} switch tables, {} events, {:.1f} ms",
+                     number, c->nodes, c->ports, c->lids, c->switches, c->events, c->ms);
+      };
+    });
   }
   if (configured) note_hints_in_place(*s);
   if (on_sweep_done) on_sweep_done(s);
@@ -269,13 +294,18 @@ void Service::on_counter_sweep(const std::shared_ptr<const sm::perfmgr::Snapshot
     const bool sample = now >= next_sample_;
     if (sample) next_sample_ = now + cfg_.perf.sample_interval;
     const int64_t keep_ms = std::chrono::duration_cast<std::chrono::milliseconds>(cfg_.perf.retention).count();
-    if (auto c = store_->commit_counters(*s, sample, wall_ms() - keep_ms); !c) {
-      log_.error(sm::code::counters_not_stored, "store: {}: counter sweep {} not stored: {}", cfg_.db_path,
-                 s->sweep.number, c.error().message);
-    } else {
-      store_status_.last_counters_ms = c->ms;
-      store_status_.counter_rows += c->ports;
-    }
+    post_store([this, s, sample, drop_before = wall_ms() - keep_ms](sm::store::Store& st) {
+      auto c = st.commit_counters(*s, sample, drop_before);
+      return [this, c = std::move(c), number = s->sweep.number] {
+        if (!c) {
+          log_.error(sm::code::counters_not_stored, "store: {}: counter sweep {} not stored: {}", cfg_.db_path, number,
+                     c.error().message);
+          return;
+        }
+        store_status_.last_counters_ms = c->ms;
+        store_status_.counter_rows += c->ports;
+      };
+    });
   }
   if (manager_->state() == mad::SmState::master) adapt_to(*s);
   if (on_counters) on_counters(s);
@@ -327,6 +357,7 @@ void Service::on_tick() {
       reporter_->on_index(nullptr, nullptr);
     }
   }
+  if (store_) store_->deliver();  // what the store's jobs left: their results logged, counted
   perf_->on_tick(perf_view());
   if (perf_->isolation_epoch() != isolation_epoch_ && state == mad::SmState::master) {
     isolation_epoch_ = perf_->isolation_epoch();

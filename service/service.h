@@ -25,6 +25,7 @@
 #include "sm/sa/subscriptions.h"
 #include "sm/store/store.h"
 #include "sm/subnet_manager.h"
+#include "service/store_writer.h"
 
 namespace service {
 
@@ -33,6 +34,9 @@ struct Config {
   std::string db_path;  // the store; empty: none
   sm::store::OnCorrupt on_corrupt = sm::store::OnCorrupt::refuse;
   std::optional<unsigned> db_group;  // the group that may read the store; none: owner only
+  // The store writes on a thread of its own (`fabricsm run`, `fabricsm sim`: the loop goes on
+  // answering meanwhile); false: inline, where a test reads the store right after a sweep.
+  bool store_thread = false;
   sm::sa::ServerConfig sa;
   sm::perfmgr::Config perf;  // port counters and health (off unless perf.enabled)
   sm::adapt::Config adapt;   // traffic hints from the counters, for adaptive-hint (sm/adapt/)
@@ -72,7 +76,8 @@ class Service final : public mad::Reactor {
   void reconfigure(const sm::SmConfig& next, const sm::perfmgr::Config& perf, const sm::adapt::Config& adapt);
   // SIGTERM: a master hands the subnet over first (SubnetManager::resign).
   bool resign() { return manager_->resign(); }
-  // Writes what waits for the next commit (events, SM peers, SA state): before exit.
+  // Writes what waits for the next commit (events, SM peers, SA state) and waits for the
+  // store's writes to end: before exit, and before reading the store.
   void flush();
 
   const sm::SubnetManager& manager() const { return *manager_; }
@@ -104,6 +109,8 @@ class Service final : public mad::Reactor {
  private:
   Service(mad::Transport& transport, Config cfg, sm::Logger& log);
   mad::Result<sm::Remembered> open_store();
+  // Posts `job` (a commit, a flush) with what notes_ holds, which it writes.
+  void post_store(std::function<StoreWriter::Done(sm::store::Store&)> job);
   void wire(sm::Remembered remembered, std::vector<sm::store::SaObject> stored);
   void on_sweep(const std::shared_ptr<const sm::Subnet>& s);
   void on_counter_sweep(const std::shared_ptr<const sm::perfmgr::Snapshot>& s);
@@ -124,7 +131,8 @@ class Service final : public mad::Reactor {
   mad::Transport& transport_;
   Config cfg_;
   sm::Logger& log_;
-  std::unique_ptr<sm::store::Store> store_;
+  std::unique_ptr<StoreWriter> store_;
+  StoreNotes notes_;  // for the store's next job
   std::unique_ptr<sm::SubnetManager> manager_;
   std::unique_ptr<sm::multicast::Multicast> multicast_;
   std::unique_ptr<sm::sa::Server> sa_;
