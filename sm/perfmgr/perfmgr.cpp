@@ -8,6 +8,9 @@ namespace sm::perfmgr {
 
 namespace {
 
+// Ports the snapshot takes per turn of the loop (a few milliseconds).
+constexpr size_t kPublishChunk = 16384;
+
 mad::TransactionConfig tx_config(const Config& c) {
   return {.window = std::max(1, c.max_outstanding),
           .timeout = c.query_timeout,
@@ -56,21 +59,41 @@ void PerfMgr::on_tick(const View& v) {
   may_query_ = v.may_query;
   if (!sweep_ && cfg_.enabled && v.may_query && v.subnet && v.subnet->topology && now() >= next_sweep_)
     start_sweep(v);
-  if (sweep_) pump(v.may_query);
+  if (sweep_ && sweep_->closing) publish_some();
+  else if (sweep_) pump(v.may_query);
+  if (sweep_ && !sweep_->closing && sweep_over()) finish();
 }
 
 std::optional<mad::Nanos> PerfMgr::next_deadline(bool may_query) const {
+  if (sweep_ && sweep_->closing) return now();  // publishing, a chunk per turn
   std::optional<mad::Nanos> d = tx_.next_deadline();
   if (!sweep_ && cfg_.enabled && may_query && (!d || next_sweep_ < *d)) d = next_sweep_;
   return d;
 }
 
+// The nodes to read, in topology order; each is taken apart into its ports as the queue runs
+// dry (expand), so no turn of the loop builds the whole fabric's list at once.
 void PerfMgr::start_sweep(const View& v) {
   Sweep s{.number = ++sweeps_, .started = now(), .started_ms = wall_ms_(), .subnet = v.subnet};
   s.sent_at_start = tx_.stats().sent;
   const Topology& t = *v.subnet->topology;
-  for (NodeId id = 0; id < t.node_count(); ++id) {
+  s.pending.reserve(t.node_count());
+  for (NodeId id = 0; id < t.node_count(); ++id) s.pending.push_back(id);
+  s.targets = std::move(spare_targets_);  // what the last sweep allocated
+  s.targets.clear();
+  sweep_ = std::move(s);
+  log_.debug(code::counter_sweep_started, "counters: sweep {} of {} nodes", sweep_->number, sweep_->pending.size());
+}
+
+// Takes the next node with a port to read into the sweep and queues its first query (and
+// checks its cables' speed and width); false when none is left.
+bool PerfMgr::expand() {
+  Sweep& s = *sweep_;
+  const Topology& t = *s.subnet->topology;
+  while (s.expanded < s.pending.size()) {
+    const NodeId id = s.pending[s.expanded++];
     const Node& n = t.node(id);
+    check_links(*s.subnet, id, stamp());
     if (!n.is_switch() && cfg_.ignore_cas) continue;
     NodeJob job{.guid = n.guid, .lid = 0, .targets = {}};
     for (uint8_t p = 1; p <= n.num_ports; ++p) {
@@ -79,20 +102,23 @@ void PerfMgr::start_sweep(const View& v) {
       PortEnd local = end_of(t, id, p);
       if (local.lid == 0) continue;  // not reachable by LID (yet)
       if (job.lid == 0) job.lid = local.lid;
+      Track& tr = tracks_[{n.guid, p}];
+      tr.sweep = s.number;
       job.targets.push_back(s.targets.size());
-      s.targets.push_back(Target{.local = std::move(local), .remote = end_of(t, port.peer, port.peer_port.value())});
+      s.targets.push_back(Target{.track = &tr, .local = std::move(local), .remote = end_of(t, port.peer, port.peer_port.value())});
     }
     if (job.targets.empty()) continue;
+    const size_t i = s.nodes.size();
     s.nodes.push_back(std::move(job));
+    if (caps_.contains(n.guid)) queue_node(i);
+    else s.queue.push_back({Kind::class_port_info, i});
+    return true;
   }
-  sweep_ = std::move(s);
-  for (size_t i = 0; i < sweep_->nodes.size(); ++i) {
-    if (caps_.contains(sweep_->nodes[i].guid)) queue_node(i);
-    else sweep_->queue.push_back({Kind::class_port_info, i});
-  }
-  log_.debug(code::counter_sweep_started, "counters: sweep {} of {} ports on {} nodes", sweep_->number,
-             sweep_->targets.size(), sweep_->nodes.size());
-  if (sweep_->queue.empty()) finish();
+  return false;
+}
+
+bool PerfMgr::sweep_over() const {
+  return sweep_->queue.empty() && sweep_->in_flight == 0 && sweep_->expanded == sweep_->pending.size();
 }
 
 // A switch that sums its ports' counters is asked for the sum first: an idle switch then
@@ -118,7 +144,7 @@ void PerfMgr::queue_ports(size_t node) {
 void PerfMgr::port_quiet(size_t index) {
   Sweep& s = *sweep_;
   const Target& t = s.targets[index];
-  Track& tr = tracks_[{t.local.node, t.local.port}];
+  Track& tr = *t.track;
   const Step step = tr.counters.advance(tr.counters.last(), now());
   tr.sampled_ms = wall_ms_();
   ++s.read;
@@ -129,7 +155,8 @@ void PerfMgr::port_quiet(size_t index) {
 void PerfMgr::pump(bool may_query) {
   // The SM's sweeps go first: no new query while one runs (those in flight finish).
   if (!may_query) return;
-  while (sweep_ && !sweep_->queue.empty() && sweep_->in_flight < static_cast<size_t>(std::max(1, cfg_.max_outstanding))) {
+  while (sweep_ && sweep_->in_flight < static_cast<size_t>(std::max(1, cfg_.max_outstanding))) {
+    if (sweep_->queue.empty() && !expand()) return;
     Request r = sweep_->queue.front();
     sweep_->queue.pop_front();
     submit(r);
@@ -183,7 +210,7 @@ void PerfMgr::submit(const Request& r) {
     --sweep_->in_flight;
     on_answer(r, std::move(res));
     pump(may_query_);
-    if (sweep_ && sweep_->queue.empty() && sweep_->in_flight == 0) finish();
+    if (sweep_ && !sweep_->closing && sweep_over()) finish();
   });
 }
 
@@ -205,10 +232,8 @@ void PerfMgr::on_answer(const Request& r, mad::Result<mad::Packet> res) {
       const NodeJob& n = s.nodes[r.index];
       auto pc = m ? mad::PortCounters::decode(m->data) : std::unexpected(m.error());
       const auto last = node_sums_.find(n.guid);
-      const bool known = std::all_of(n.targets.begin(), n.targets.end(), [&](size_t t) {
-        const auto it = tracks_.find({s.targets[t].local.node, s.targets[t].local.port});
-        return it != tracks_.end() && it->second.counters.have();
-      });
+      const bool known = std::all_of(n.targets.begin(), n.targets.end(),
+                                     [&](size_t t) { return s.targets[t].track->counters.have(); });
       const bool steady = pc && known && last != node_sums_.end() && !stuck(*pc);
       if (steady && same_counts(*pc, last->second)) {  // nothing moved
         for (size_t t : n.targets) port_quiet(t);
@@ -236,7 +261,7 @@ void PerfMgr::on_answer(const Request& r, mad::Result<mad::Packet> res) {
         node_sums_[n.guid] = *pc;
         for (size_t i : n.targets) {
           Target& t = s.targets[i];
-          const Track& tr = tracks_[{t.local.node, t.local.port}];
+          const Track& tr = *t.track;
           if (!tr.pc) {
             t.waiting = 1;
             s.queue.push_back({Kind::counters, i});
@@ -270,9 +295,8 @@ void PerfMgr::on_answer(const Request& r, mad::Result<mad::Packet> res) {
           // The extended counters only where the port moved traffic since the last read (or
           // its PortCounters cannot tell: stuck, or never read).
           const auto c = caps_.find(t.local.node);
-          const Track* tr = nullptr;
-          if (auto it = tracks_.find({t.local.node, t.local.port}); it != tracks_.end()) tr = &it->second;
-          const bool quiet = tr && tr->pc && tr->pc_traffic && traffic_of(*tr->pc) == traffic_of(*pc) && !stuck(*pc) &&
+          const Track* tr = t.track;
+          const bool quiet = tr->pc && tr->pc_traffic && traffic_of(*tr->pc) == traffic_of(*pc) && !stuck(*pc) &&
                              tr->counters.extended();
           if (c != caps_.end() && c->second.extended && !quiet) {
             ++t.waiting;
@@ -297,7 +321,7 @@ void PerfMgr::on_answer(const Request& r, mad::Result<mad::Packet> res) {
         log_.debug(code::counters_not_cleared, "counters: clear of {} failed: {}", describe(t.local), pc.error().message);
         return;
       }
-      tracks_[{t.local.node, t.local.port}].counters.cleared(r.select, r.select2, *pc);
+      t.track->counters.cleared(r.select, r.select2, *pc);
       ++s.clears;
       return;
     }
@@ -307,7 +331,7 @@ void PerfMgr::on_answer(const Request& r, mad::Result<mad::Packet> res) {
 void PerfMgr::port_done(size_t index) {
   Sweep& s = *sweep_;
   Target& t = s.targets[index];
-  Track& tr = tracks_[{t.local.node, t.local.port}];
+  Track& tr = *t.track;
   if (t.failed || !t.have_pc) {
     ++tr.failures;
     ++s.timeouts;
@@ -331,25 +355,28 @@ void PerfMgr::port_done(size_t index) {
     s.queue.push_front({Kind::clear, index, step.clear_select, step.clear_select2});
 }
 
-void PerfMgr::evaluate_links(const Subnet& sub, Stamp now) {
+// The cables of node `id` that run below what both ends enable (each cable at one end).
+void PerfMgr::check_links(const Subnet& sub, NodeId id, Stamp now) {
   const Topology& t = *sub.topology;
-  for (NodeId id = 0; id < t.node_count(); ++id) {
-    const Node& n = t.node(id);
-    const NodeRec* a = sub.node(id);
-    for (uint8_t p = 1; p <= n.num_ports; ++p) {
-      const Port& port = t.port(id, PortNum(p));
-      if (!port.linked()) continue;
-      const Node& peer = t.node(port.peer);
-      const uint8_t pp = port.peer_port.value();
-      if (std::make_pair(peer.guid, pp) < std::make_pair(n.guid, p)) continue;  // each cable once
-      const NodeRec* b = sub.node(port.peer);
-      if (!a || !b || p >= a->ports.size() || pp >= b->ports.size() || !a->ports[p].have_info ||
-          !b->ports[pp].have_info)
-        continue;
-      if (auto what = degraded(a->ports[p].info, ext_speeds_valid(*a, p), b->ports[pp].info, ext_speeds_valid(*b, pp)))
-        health_.on_degraded(end_of(t, id, p), end_of(t, port.peer, pp), std::move(*what), now);
-    }
+  const Node& n = t.node(id);
+  const NodeRec* a = sub.node(id);
+  for (uint8_t p = 1; p <= n.num_ports; ++p) {
+    const Port& port = t.port(id, PortNum(p));
+    if (!port.linked()) continue;
+    const Node& peer = t.node(port.peer);
+    const uint8_t pp = port.peer_port.value();
+    if (std::make_pair(peer.guid, pp) < std::make_pair(n.guid, p)) continue;  // each cable once
+    const NodeRec* b = sub.node(port.peer);
+    if (!a || !b || p >= a->ports.size() || pp >= b->ports.size() || !a->ports[p].have_info ||
+        !b->ports[pp].have_info)
+      continue;
+    if (auto what = degraded(a->ports[p].info, ext_speeds_valid(*a, p), b->ports[pp].info, ext_speeds_valid(*b, pp)))
+      health_.on_degraded(end_of(t, id, p), end_of(t, port.peer, pp), std::move(*what), now);
   }
+}
+
+void PerfMgr::check_flapping(const Subnet& sub, Stamp now) {
+  const Topology& t = *sub.topology;
   for (const auto& [cable, changes] : flapping_) {
     const auto id = t.find(cable.first);
     if (!id || cable.second > t.node(*id).num_ports) continue;
@@ -360,10 +387,12 @@ void PerfMgr::evaluate_links(const Subnet& sub, Stamp now) {
   }
 }
 
+// Every query answered: the health rules' verdicts, then the snapshot, a chunk of ports per
+// turn of the loop (the largest fabrics have a quarter million).
 void PerfMgr::finish() {
   Sweep& s = *sweep_;
   const Stamp at = stamp();
-  evaluate_links(*s.subnet, at);
+  check_flapping(*s.subnet, at);
   const std::vector<Health::Key> fresh = health_.end_sweep(at, mono_ms(s.started));
   decide_isolation(*s.subnet, {fresh.begin(), fresh.end()});
   if (cfg_.log_errors)
@@ -372,25 +401,7 @@ void PerfMgr::finish() {
       log_.warn(code::health_finding, "health: {} at {}{}: {}", f.rule, describe(f.at),
                 f.peer ? " <-> " + describe(*f.peer) : std::string(), f.what);
     }
-  if (cfg_.rm_nodes) {
-    std::set<Cable> seen;
-    for (const Target& t : s.targets) seen.insert({t.local.node, t.local.port});
-    std::erase_if(tracks_, [&](const auto& kv) { return !seen.contains(kv.first); });
-  }
   const double ms = std::chrono::duration<double, std::milli>(now() - s.started).count();
-  last_subnet_ = s.subnet;
-  publish(ms);
-  log_.info_if(s.number == 1 || s.timeouts > 0, code::counter_sweep_done,
-               "counters: sweep {}: {} ports read ({} quiet by their switch's sum), {} unanswered, {} cleared, {} "
-               "queries, {:.1f} ms",
-               s.number, s.read, s.quiet, s.timeouts, s.clears, tx_.stats().sent - s.sent_at_start, ms);
-  next_sweep_ = s.started + cfg_.sweep_time;
-  sweep_.reset();
-  if (on_sweep_done) on_sweep_done(published_);
-}
-
-void PerfMgr::publish(double ms) {
-  const Sweep& s = *sweep_;
   auto snap = std::make_shared<Snapshot>();
   snap->sweep = {.number = s.number,
                  .started_ms = s.started_ms,
@@ -400,23 +411,42 @@ void PerfMgr::publish(double ms) {
                  .timeouts = s.timeouts,
                  .clears = s.clears};
   snap->sweeps = sweeps_;
-  snap->ports.reserve(s.targets.size());
-  for (const Target& t : s.targets) {
-    const auto it = tracks_.find({t.local.node, t.local.port});
-    if (it == tracks_.end()) continue;
-    const Track& tr = it->second;
-    snap->ports.push_back(PortSample{.local = t.local,
-                                     .remote = t.remote,
-                                     .totals = tr.counters.totals(),
-                                     .rates = tr.counters.rates(),
-                                     .has_rates = tr.counters.has_rates(),
-                                     .extended = tr.counters.extended(),
-                                     .sampled_ms = tr.sampled_ms,
-                                     .failures = tr.failures});
-  }
   snap->findings = health_.open();
   for (const auto& [rule, n] : health_.fired()) snap->findings_by_rule.emplace_back(rule, n);
-  published_ = std::move(snap);
+  snap->ports.reserve(s.targets.size());
+  s.closing = std::move(snap);  // the ports follow from the next tick on
+}
+
+void PerfMgr::publish_some() {
+  Sweep& s = *sweep_;
+  Snapshot& snap = *s.closing;
+  const size_t end = std::min(s.targets.size(), snap.ports.size() + kPublishChunk);
+  for (size_t i = snap.ports.size(); i < end; ++i) {
+    Target& t = s.targets[i];  // its last use: the snapshot takes its ends
+    const Track& tr = *t.track;
+    snap.ports.push_back(PortSample{.local = std::move(t.local),
+                                    .remote = std::move(t.remote),
+                                    .totals = tr.counters.totals(),
+                                    .rates = tr.counters.rates(),
+                                    .has_rates = tr.counters.has_rates(),
+                                    .extended = tr.counters.extended(),
+                                    .sampled_ms = tr.sampled_ms,
+                                    .failures = tr.failures});
+  }
+  if (snap.ports.size() < s.targets.size()) return;  // more at the next tick
+  // Ports no longer in the subnet: every track is of this sweep when there are as many.
+  if (cfg_.rm_nodes && tracks_.size() != s.targets.size())
+    std::erase_if(tracks_, [&](const auto& kv) { return kv.second.sweep != s.number; });
+  log_.info_if(s.number == 1 || s.timeouts > 0, code::counter_sweep_done,
+               "counters: sweep {}: {} ports read ({} quiet by their switch's sum), {} unanswered, {} cleared, {} "
+               "queries, {:.1f} ms",
+               s.number, s.read, s.quiet, s.timeouts, s.clears, snap.sweep.queries, snap.sweep.duration_ms);
+  last_subnet_ = s.subnet;
+  published_ = std::move(s.closing);
+  next_sweep_ = s.started + cfg_.sweep_time;
+  spare_targets_ = std::move(s.targets);  // freeing a quarter million of them takes a while
+  sweep_.reset();
+  if (on_sweep_done) on_sweep_done(published_);
 }
 
 }  // namespace sm::perfmgr

@@ -60,7 +60,9 @@ class PerfMgr {
   std::function<void(const std::shared_ptr<const Snapshot>&)> on_sweep_done;
 
  private:
+  struct Track;
   struct Target {
+    Track* track;  // in tracks_, which keeps it while the sweep runs
     PortEnd local;
     std::optional<PortEnd> remote;
     bool have_pc = false, have_ext = false, failed = false;
@@ -88,12 +90,15 @@ class PerfMgr {
     mad::Nanos started;
     int64_t started_ms;
     std::shared_ptr<const Subnet> subnet;
+    std::vector<NodeId> pending;  // the nodes to read
+    size_t expanded = 0;           // of pending, taken into nodes
     std::vector<NodeJob> nodes;
     std::vector<Target> targets;
     std::deque<Request> queue;
     size_t in_flight = 0;
     uint64_t sent_at_start = 0;
     uint64_t timeouts = 0, clears = 0, read = 0, quiet = 0;
+    std::shared_ptr<Snapshot> closing;  // every query answered: the snapshot being filled
   };
   struct Caps {
     bool extended = false;
@@ -105,9 +110,12 @@ class PerfMgr {
     bool pc_traffic = false;               // pc's traffic counters too (else its errors only)
     uint64_t failures = 0;
     int64_t sampled_ms = 0;
+    uint64_t sweep = 0;  // the last counter sweep the port was in
   };
 
   void start_sweep(const View& v);
+  bool expand();
+  bool sweep_over() const;
   void pump(bool may_query);
   void submit(const Request& r);
   void on_answer(const Request& r, mad::Result<mad::Packet> p);
@@ -116,10 +124,11 @@ class PerfMgr {
   void port_quiet(size_t target);
   void port_done(size_t target);
   void finish();
-  void evaluate_links(const Subnet& s, Stamp now);
+  void check_links(const Subnet& s, NodeId id, Stamp now);
+  void check_flapping(const Subnet& s, Stamp now);
   void decide_isolation(const Subnet& s, const std::set<Health::Key>& fresh);
   bool would_disconnect(const Subnet& s, const Cable& a, const Cable& b) const;
-  void publish(double ms);
+  void publish_some();
   mad::Nanos now() const { return tx_clock_.now(); }
   static int64_t mono_ms(mad::Nanos t) { return std::chrono::duration_cast<std::chrono::milliseconds>(t).count(); }
   Stamp stamp() const { return {.wall_ms = wall_ms_(), .mono_ms = mono_ms(now())}; }
@@ -131,6 +140,7 @@ class PerfMgr {
   const mad::Clock& tx_clock_;
   Health health_;
   std::optional<Sweep> sweep_;
+  std::vector<Target> spare_targets_;  // the last sweep's, emptied: its memory for the next
   mad::Nanos next_sweep_{0};
   uint64_t sweeps_ = 0;
   std::vector<std::pair<Cable, size_t>> flapping_;
