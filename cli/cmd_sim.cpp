@@ -84,6 +84,7 @@ int cmd_sim(int argc, char** argv) {
       ("compare", po::value(&a.compare), "run each engine of a list (e.g. minhop,updn,ftree) on the same fabric and compare their metrics")
       ("metrics", po::bool_switch(&a.run.metrics), "measure link loads, shift congestion, stretch and deadlock freedom, beside the fabric's cut lower bounds of the loads")
       ("perfmgr", po::value(&a.run.counter_sweeps)->implicit_value(2), "after SUBNET UP, N counter sweeps of every port (default 2: the first reads every port, the next what moved)")
+      ("steady", po::value(&a.run.steady_s), "after SUBNET UP, run the SM on for SECONDS of simulated time (its sweeps, counter sweeps with --perfmgr) and report how long its loop's turns took (wall): a MAD arriving in a turn waits for its end")
       ("link-loads", po::value(&a.link_loads), "write per-link all-to-all loads to this CSV file (implies --metrics)")
       ("plot", po::value(&a.plot), "draw the link-load distribution of each engine to this SVG file (implies --metrics); with --traffic, the links' utilisation")
       ("db", po::value(&a.run.db), "SQLite store: commit every sweep; an existing one gives its LIDs back")
@@ -137,6 +138,8 @@ int cmd_sim(int argc, char** argv) {
   else if (a.run.max_sweeps < 1) bad = fmt::format("--max-sweeps {}: must be 1 or more", a.run.max_sweeps);
   else if (a.protect < 0 || a.protect > 1)
     bad = fmt::format("--m-key-protection-level {}: 0 or 1 with per-port keys", a.protect);
+  else if (!(a.run.steady_s >= 0 && a.run.steady_s <= 86400))
+    bad = fmt::format("--steady {}: must be 0..86400 seconds", a.run.steady_s);
   else if (vm.count("perfmgr") && a.run.counter_sweeps < 1)
     bad = fmt::format("--perfmgr {}: must be 1 or more", a.run.counter_sweeps);
   else if (!a.serve.empty() && !a.compare.empty()) bad = "--serve shows one run: not with --compare";

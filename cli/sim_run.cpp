@@ -62,7 +62,7 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
   sm::adapt::Config adapt;
   adapt.enabled = o.adapt_rounds > 0;
   adapt.min_interval = perf.sweep_time;  // virtual time: rounds as soon as a clean measurement allows
-  auto svc = service::Service::create(transport, service::Config{.sm = cfg, .db_path = o.db, .perf = perf, .adapt = adapt}, log);
+  auto svc = service::Service::create(transport, service::Config{.sm = cfg, .db_path = o.db, .store_thread = true, .perf = perf, .adapt = adapt}, log);
   if (!svc) return std::unexpected(svc.error());
   service::Service& service = **svc;
   const sm::SubnetManager& manager = service.manager();
@@ -106,8 +106,8 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
       out.adapt = std::move(*a);
     }
   }
-  if (loop && manager.subnet_up() && o.counter_sweeps > 0) {
-    progress.phase("counter sweeps");
+  if (loop && manager.subnet_up() && (o.counter_sweeps > 0 || o.steady_s > 0)) {
+    progress.phase(o.counter_sweeps > 0 ? "counter sweeps" : "steady");
     const int64_t db_before = file_bytes(o.db);
     const auto t_counters = std::chrono::steady_clock::now();
     service.on_counters = [&](const std::shared_ptr<const sm::perfmgr::Snapshot>& snap) {
@@ -121,15 +121,21 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
             out.perf_busiest = SimOutcome::PerfSeen{p.local.description, p.local.port, gbps, p.rates[index(Counter::xmit_wait)]};
         }
       }
-      out.counters_commit_ms = service.store_status().last_counters_ms;
     };
-    loop = mad::run_loop(service, transport, [&] {
-      return out.counters.size() >= static_cast<size_t>(o.counter_sweeps);
+    const mad::Nanos from = transport.clock().now();
+    const mad::Nanos until = from + std::chrono::duration_cast<mad::Nanos>(std::chrono::duration<double>(o.steady_s));
+    TimedReactor timed(service);
+    loop = mad::run_loop(timed, transport, [&] {
+      return out.counters.size() >= static_cast<size_t>(o.counter_sweeps) && transport.clock().now() >= until;
     });
-    out.counters_wall_s = seconds_since(t_counters);
-    out.counters_db_bytes = file_bytes(o.db) - db_before;
+    out.steady = {std::chrono::duration<double>(transport.clock().now() - from).count(), timed.figures()};
+    if (o.counter_sweeps > 0) {
+      out.counters_wall_s = seconds_since(t_counters);
+      out.counters_db_bytes = file_bytes(o.db) - db_before;
+    }
   }
   service.flush();
+  out.counters_commit_ms = service.store_status().last_counters_ms;
   out.commit_ms = service.store_status().last_commit_ms;
   out.store_error = service.store_status().error;
   out.sm_s = seconds_since(t_sm) - (out.traffic ? out.traffic->wall_s : 0.0);  // the traffic's own time apart

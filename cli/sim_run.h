@@ -20,6 +20,7 @@
 #include "sim/verifier.h"
 #include "sm/log.h"
 #include "sm/mkey/secret.h"
+#include "cli/loop_turns.h"
 #include "sm/perfmgr/snapshot.h"
 #include "sm/subnet_manager.h"
 
@@ -43,6 +44,9 @@ struct SimRunOptions {
   bool progress = false;
   // After SUBNET UP, this many counter sweeps (the PerfMgr on the simulated PMAs); 0: none.
   int counter_sweeps = 0;
+  // After SUBNET UP, the SM runs on for this many seconds of simulated time (its periodic
+  // sweeps, counter sweeps with --perfmgr), its loop turns timed; 0: not.
+  double steady_s = 0;
   // M_Key protection (the simulated SMAs enforce it): per-port keys from this secret.
   sm::mkey::Secret m_key_secret;
   uint8_t m_key_protect = 1;
@@ -95,6 +99,9 @@ struct SimOutcome {
   double counters_wall_s = 0;
   int64_t counters_db_bytes = 0;
   double counters_commit_ms = 0;  // the last counter sweep's store commit
+  // --steady or --perfmgr: the SM's time after SUBNET UP (simulated seconds) and the wall time
+  // of its loop's turns then (cli/loop_turns.h).
+  std::optional<std::pair<double, TurnFigures>> steady;
   std::string store_error;  // --db: the last commit's error (nothing of the sweep is stored)
   std::optional<TrafficOutcome> traffic;  // --traffic, once the subnet was up
   // --traffic with --perfmgr: the port the PerfMgr's last sweep saw sending most (its own

@@ -73,6 +73,7 @@ expect 2 "^fabricsm sim: --loss 2: must be in \[0, 1\)$" sim --loss 2
 expect 2 "^fabricsm drill: --loss 2: must be in \[0, 1\)$" drill --loss 2
 expect 2 "^fabricsm sim: --window 0: must be 1 or more$" sim --window 0
 expect 2 "^fabricsm sim: --max-sweeps 0: must be 1 or more$" sim --max-sweeps 0
+expect 2 "^fabricsm sim: --steady -1: must be 0..86400 seconds$" sim --steady -1
 expect 2 "^fabricsm drill: --settle-ms 50: must be 100 or more$" drill --settle-ms 50
 expect 2 "^fabricsm drill: --sms 20: must be 1-16$" drill --sms 20
 expect 2 "unknown drill event 'explode'" drill --events kill,explode

@@ -148,6 +148,13 @@ gen_up hyperx hyperx --dims 4x4x2 --trunk 2
 gen_up dragonfly dragonfly --p 2 --a 4 --h 2
 gen_up dragonfly-plus dragonfly --p 2 --a 2 --h 2 --plus --groups 4
 
+# --steady: the SM runs on after SUBNET UP (its periodic sweeps every 10 s, the counter sweeps
+# with --perfmgr), its loop turns timed.
+"$fabricsm" sim -t "$shared/topologies/ft2-r8.net" --steady 25 --perfmgr 2 > "$work/steady.txt" || fail "--steady run"
+grep -Eq '^steady +2[5-9]\.[0-9] s after SUBNET UP \(simulated\): [1-9][0-9]* loop turns, longest [0-9.]+ ms wall' "$work/steady.txt" ||
+  fail "--steady line: $(grep -E '^(steady|counters)' "$work/steady.txt")"
+[ "$(grep -c '^counters    sweep' "$work/steady.txt")" -ge 3 ] || fail "counter sweeps over 25 s: $(grep '^counters' "$work/steady.txt")"
+
 set +e
 "$fabricsm" sim --routing nosuch > /dev/null 2> "$work/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "unknown routing engine 'nosuch'" "$work/err" || fail "bad engine: rc $rc $(cat "$work/err")"
