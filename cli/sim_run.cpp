@@ -108,6 +108,7 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
   }
   if (loop && manager.subnet_up() && (o.counter_sweeps > 0 || o.steady_s > 0)) {
     progress.phase(o.counter_sweeps > 0 ? "counter sweeps" : "steady");
+    service.flush();  // the sweep's commit (on the store's thread) is not the counters' growth
     const int64_t db_before = file_bytes(o.db);
     const auto t_counters = std::chrono::steady_clock::now();
     service.on_counters = [&](const std::shared_ptr<const sm::perfmgr::Snapshot>& snap) {
@@ -131,6 +132,7 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
     out.steady = {std::chrono::duration<double>(transport.clock().now() - from).count(), timed.figures()};
     if (o.counter_sweeps > 0) {
       out.counters_wall_s = seconds_since(t_counters);
+      service.flush();  // the last counter sweep's commit too
       out.counters_db_bytes = file_bytes(o.db) - db_before;
     }
   }
