@@ -95,7 +95,7 @@ bool PerfMgr::expand() {
     const Node& n = t.node(id);
     check_links(*s.subnet, id, stamp());
     if (!n.is_switch() && cfg_.ignore_cas) continue;
-    NodeJob job{.guid = n.guid, .lid = 0, .targets = {}};
+    NodeJob job{.guid = n.guid, .lid = 0, .first = s.targets.size(), .count = 0};
     for (uint8_t p = 1; p <= n.num_ports; ++p) {
       const Port& port = t.port(id, PortNum(p));
       if (!port.linked()) continue;
@@ -104,10 +104,10 @@ bool PerfMgr::expand() {
       if (job.lid == 0) job.lid = local.lid;
       Track& tr = tracks_[{n.guid, p}];
       tr.sweep = s.number;
-      job.targets.push_back(s.targets.size());
+      ++job.count;
       s.targets.push_back(Target{.track = &tr, .local = std::move(local), .remote = end_of(t, port.peer, port.peer_port.value())});
     }
-    if (job.targets.empty()) continue;
+    if (job.count == 0) continue;
     const size_t i = s.nodes.size();
     s.nodes.push_back(std::move(job));
     if (caps_.contains(n.guid)) queue_node(i);
@@ -126,7 +126,7 @@ bool PerfMgr::sweep_over() const {
 void PerfMgr::queue_node(size_t node) {
   const NodeJob& n = sweep_->nodes[node];
   const auto c = caps_.find(n.guid);
-  const bool sum = c != caps_.end() && c->second.all_ports && n.targets.size() > 1;
+  const bool sum = c != caps_.end() && c->second.all_ports && n.count > 1;
   if (sum) sweep_->queue.push_back({Kind::node_sum, node});
   else queue_ports(node);
 }
@@ -134,7 +134,7 @@ void PerfMgr::queue_node(size_t node) {
 // PortCounters of each port; PortCountersExtended follows only for a port whose traffic
 // counters moved (on_answer).
 void PerfMgr::queue_ports(size_t node) {
-  for (size_t t : sweep_->nodes[node].targets) {
+  for (size_t t : sweep_->nodes[node].targets()) {
     sweep_->targets[t].waiting = 1;
     sweep_->queue.push_back({Kind::counters, t});
   }
@@ -232,11 +232,11 @@ void PerfMgr::on_answer(const Request& r, mad::Result<mad::Packet> res) {
       const NodeJob& n = s.nodes[r.index];
       auto pc = m ? mad::PortCounters::decode(m->data) : std::unexpected(m.error());
       const auto last = node_sums_.find(n.guid);
-      const bool known = std::all_of(n.targets.begin(), n.targets.end(),
+      const bool known = std::ranges::all_of(n.targets(),
                                      [&](size_t t) { return s.targets[t].track->counters.have(); });
       const bool steady = pc && known && last != node_sums_.end() && !stuck(*pc);
       if (steady && same_counts(*pc, last->second)) {  // nothing moved
-        for (size_t t : n.targets) port_quiet(t);
+        for (size_t t : n.targets()) port_quiet(t);
         return;
       }
       const auto c = caps_.find(n.guid);
@@ -245,7 +245,7 @@ void PerfMgr::on_answer(const Request& r, mad::Result<mad::Packet> res) {
         // A first read (or one that cannot be compared) whose sum shows no error counter above
         // zero on any port: each port's are zero, and its traffic is in its extended counters.
         node_sums_[n.guid] = *pc;
-        for (size_t i : n.targets) {
+        for (size_t i : n.targets()) {
           Target& t = s.targets[i];
           t.pc = mad::PortCounters{.port_select = t.local.port};
           t.have_pc = true;
@@ -259,7 +259,7 @@ void PerfMgr::on_answer(const Request& r, mad::Result<mad::Packet> res) {
         // Only traffic moved (the SM's own MADs count too): each port's extended counters,
         // its error counters as they were.
         node_sums_[n.guid] = *pc;
-        for (size_t i : n.targets) {
+        for (size_t i : n.targets()) {
           Target& t = s.targets[i];
           const Track& tr = *t.track;
           if (!tr.pc) {

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <ranges>
 #include <set>
 #include <unordered_map>
 #include <vector>
@@ -74,7 +75,8 @@ class PerfMgr {
   struct NodeJob {
     Guid guid;
     uint16_t lid;
-    std::vector<size_t> targets;
+    size_t first, count;  // its targets, one after the other
+    auto targets() const { return std::views::iota(first, first + count); }
   };
   // node_sum: a switch's PortCounters over all its ports (AllPortSelect); when nothing moved
   // since the last sweep, its ports need no reads of their own.
