@@ -267,12 +267,14 @@ Result<bool> UmadTransport::recv_one(std::vector<Packet>& out, int timeout_ms) {
   int len = static_cast<int>(recv_buf_.size() - umad_size());
   const int agent = umad_recv(portid_, recv_buf_.data(), &len, timeout_ms);
   if (agent < 0) {
-    if (agent == -ETIMEDOUT || agent == -EWOULDBLOCK || agent == -EAGAIN || agent == -EINTR) return false;
+    if (agent == -ETIMEDOUT || agent == -EWOULDBLOCK || agent == -EAGAIN) return false;
+    // A signal (SIGHUP, SIGTERM) ended the poll: libibumad says EIO, errno still says EINTR.
+    if (errno == EINTR) return false;
     if (len > static_cast<int>(recv_buf_.size() - umad_size())) {  // longer than a MAD (RMPP): grow, drop
       recv_buf_.resize(umad_size() + static_cast<size_t>(len));
       return false;
     }
-    // Interrupted poll (a signal), or the shim's spurious wake-up with nothing queued.
+    // The shim's spurious wake-up with nothing queued, or a port going away.
     ++stats_.recv_errors;
     if (++recv_errors_ >= kMaxRecvErrors)
       return fail(Errc::io, fmt::format("umad_recv on {} keeps failing: {}", port_.device, errno_text(errno)));
