@@ -157,12 +157,12 @@ void Service::note_peers(const std::vector<ha::Peer>& peers) {
     if (s && s->lids)
       if (auto it = s->lids->find(p.port); it != s->lids->end()) lid = it->second.lid.value();
     notes_.peers.push_back({.guid = p.port.value(),
-                       .lid = lid,
-                       .priority = p.info.priority,
-                       .state = static_cast<uint8_t>(p.info.state),
-                       .act_count = p.info.act_count,
-                       .sm_key_ok = p.believed,
-                       .heard_ms = ms_now - std::chrono::duration_cast<std::chrono::milliseconds>(now - p.last_heard).count()});
+                            .lid = lid,
+                            .priority = p.info.priority,
+                            .state = static_cast<uint8_t>(p.info.state),
+                            .act_count = p.info.act_count,
+                            .sm_key_ok = p.believed,
+                            .heard_ms = ms_now - std::chrono::duration_cast<std::chrono::milliseconds>(now - p.last_heard).count()});
   }
 }
 
