@@ -2,8 +2,14 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 namespace service {
+
+namespace {
+constexpr int kNice = 10;  // the writer thread's, above the SM's 0
+}  // namespace
 
 void StoreNotes::into(sm::store::Store& s) && {
   for (sm::store::Event& e : events) s.add_event(std::move(e));
@@ -44,6 +50,9 @@ void StoreWriter::post(Job job) {
 }
 
 void StoreWriter::run() {
+  // Background work: where CPUs are short, the SM's loop (heartbeats, SA answers, its own and
+  // the PerfMgr's MADs) goes first. Not being allowed to is no reason to stop.
+  (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kNice);
   std::unique_lock lk(mu_);
   for (;;) {
     work_.wait(lk, [&] { return stop_ || !queue_.empty(); });
