@@ -10,6 +10,9 @@ namespace {
 
 // Events and SM peers a standby (no sweeps, no commits) keeps are written this often.
 constexpr auto kFlushEvery = std::chrono::seconds(2);
+// After a sweep of the SM's, no counter sweep starts for this long: its commit, and the hosts'
+// SA queries as their ports come up, go first.
+constexpr auto kPerfSettle = std::chrono::seconds(1);
 // Events kept in memory for the web view (the store keeps them all).
 constexpr size_t kRecentEvents = 2000;
 
@@ -199,6 +202,7 @@ void Service::flush() {
 
 void Service::on_sweep(const std::shared_ptr<const sm::Subnet>& s) {
   log_lids(*s);
+  perf_settle_until_ = transport_.clock().now() + kPerfSettle;
   // What a master's sweep configured: the SA answers from it, the store commits it. A
   // standby's walk changes nothing it owns (no SA answers); its events still go out.
   const bool configured = manager_->state() == mad::SmState::master && s->configured();
@@ -283,7 +287,8 @@ bool Service::perf_may_query() const {
 }
 
 sm::perfmgr::View Service::perf_view() const {
-  sm::perfmgr::View v{.subnet = manager_->subnet(), .may_query = perf_may_query(), .flapping = {}};
+  sm::perfmgr::View v{.subnet = manager_->subnet(), .may_query = perf_may_query(), .settle_until = perf_settle_until_,
+                      .flapping = {}};
   for (const sm::FlapDetector::Flap& f : manager_->flapping()) v.flapping.push_back({{f.node, f.port}, f.changes});
   return v;
 }
@@ -381,7 +386,7 @@ std::optional<mad::Nanos> Service::next_deadline() const {
   consider(sa_->next_deadline(!manager_->sweeping()));
   consider(reporter_->next_deadline());
   consider(services_->next_expiry());
-  consider(perf_->next_deadline(perf_may_query()));
+  consider(perf_->next_deadline(perf_may_query(), perf_settle_until_));
   if (store_ && !manager_->sweeping()) consider(next_flush_);
   return d;
 }

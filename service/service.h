@@ -144,6 +144,7 @@ class Service final : public mad::Reactor {
   sm::adapt::HintLoop hints_;
   uint64_t hints_noted_ = 0;  // the last round of traffic hints logged as in place
   mad::Nanos next_sample_{0};     // the store keeps counter samples from then on
+  mad::Nanos perf_settle_until_{0};  // no counter sweep starts before (kPerfSettle after a sweep)
   // The index of the last sweep that configured the subnet: the SA answers from it while this
   // SM is master, and the next such sweep is compared with it (traps 64/65).
   std::shared_ptr<const sm::sa::Index> index_;

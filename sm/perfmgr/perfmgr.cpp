@@ -57,17 +57,19 @@ void PerfMgr::on_tick(const View& v) {
   tx_.on_tick();
   flapping_ = v.flapping;
   may_query_ = v.may_query;
-  if (!sweep_ && cfg_.enabled && v.may_query && v.subnet && v.subnet->topology && now() >= next_sweep_)
+  if (!sweep_ && cfg_.enabled && v.may_query && v.subnet && v.subnet->topology &&
+      now() >= std::max(next_sweep_, v.settle_until))
     start_sweep(v);
   if (sweep_ && sweep_->closing) publish_some();
   else if (sweep_) pump(v.may_query);
   if (sweep_ && !sweep_->closing && sweep_over()) finish();
 }
 
-std::optional<mad::Nanos> PerfMgr::next_deadline(bool may_query) const {
+std::optional<mad::Nanos> PerfMgr::next_deadline(bool may_query, mad::Nanos settle_until) const {
   if (sweep_ && sweep_->closing) return now();  // publishing, a chunk per turn
   std::optional<mad::Nanos> d = tx_.next_deadline();
-  if (!sweep_ && cfg_.enabled && may_query && (!d || next_sweep_ < *d)) d = next_sweep_;
+  const mad::Nanos due = std::max(next_sweep_, settle_until);
+  if (!sweep_ && cfg_.enabled && may_query && (!d || due < *d)) d = due;
   return d;
 }
 

@@ -33,6 +33,7 @@ using Cable = std::pair<Guid, uint8_t>;  // one end: node GUID, port
 struct View {
   std::shared_ptr<const Subnet> subnet;  // the last published one
   bool may_query = false;                // the SM is idle and its role lets counter sweeps run
+  mad::Nanos settle_until{0};            // no counter sweep starts before (the SM's last sweep settles)
   std::vector<std::pair<Cable, size_t>> flapping;  // ports flapping now, with their changes
 };
 
@@ -43,7 +44,7 @@ class PerfMgr {
   // A PMA answer (class 0x04); false when it was not one of ours.
   bool on_mad(const mad::Packet& p);
   void on_tick(const View& v);
-  std::optional<mad::Nanos> next_deadline(bool may_query) const;
+  std::optional<mad::Nanos> next_deadline(bool may_query, mad::Nanos settle_until) const;
 
   std::shared_ptr<const Snapshot> snapshot() const { return published_; }
   bool sweeping() const { return sweep_.has_value(); }

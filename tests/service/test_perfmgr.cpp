@@ -235,3 +235,31 @@ TEST_CASE("the first sweep reads a switch whose sum shows no error per port from
   CHECK(b.port(*s, "S1_003", 6)->totals[index(Counter::symbol_errors)] == 2);
   CHECK(b.port(*s, "S1_003", 5)->totals[index(Counter::symbol_errors)] == 0);
 }
+
+TEST_CASE("no counter sweep starts within a second of a sweep of the SM's") {
+  Bed b({});
+  b.sweeps(1);
+  // The SM sweeps from just before the next counter sweep is due (every 5 s) until after.
+  mad::Nanos started{0};
+  REQUIRE(b.cluster->run_until([&] {
+    if (b.svc().perfmgr().sweeping() && started == mad::Nanos{0}) started = b.fabric().now();
+    return started != mad::Nanos{0} && !b.svc().perfmgr().sweeping();
+  }, 30s));
+  REQUIRE(b.cluster->run_until([&] { return b.fabric().now() >= started + 5s - 1ms; }, 30s));
+  b.svc().request_sweep("test");
+  std::optional<mad::Nanos> sm_end, first_start;
+  bool seen_sm = false;
+  REQUIRE(b.cluster->run_until([&] {
+    const mad::Nanos now = b.fabric().now();
+    const bool sm = b.svc().manager().sweeping();
+    if (sm) seen_sm = true;
+    if (seen_sm && !sm && !sm_end) sm_end = now;
+    if (sm_end && b.svc().perfmgr().sweeping()) first_start = now;
+    return first_start.has_value();
+  }, 30s));
+  REQUIRE(sm_end);
+  REQUIRE(*sm_end > started + 5s);  // the counter sweep was due while the SM swept
+  // Its commit, and the hosts' SA queries as their ports come up, go first.
+  CHECK(*first_start - *sm_end >= 990ms);
+  CHECK(*first_start - *sm_end <= 1100ms);
+}
