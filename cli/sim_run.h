@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/loop_turns.h"
 #include "cli/sim_adapt.h"
 #include "cli/sim_traffic.h"
 #include "mad/transactions.h"
@@ -20,7 +21,6 @@
 #include "sim/verifier.h"
 #include "sm/log.h"
 #include "sm/mkey/secret.h"
-#include "cli/loop_turns.h"
 #include "sm/perfmgr/snapshot.h"
 #include "sm/subnet_manager.h"
 

@@ -79,12 +79,10 @@ void PerfMgr::start_sweep(const View& v) {
   Sweep s{.number = ++sweeps_, .started = now(), .started_ms = wall_ms_(), .subnet = v.subnet};
   s.sent_at_start = tx_.stats().sent;
   const Topology& t = *v.subnet->topology;
-  s.pending.reserve(t.node_count());
-  for (NodeId id = 0; id < t.node_count(); ++id) s.pending.push_back(id);
   s.targets = std::move(spare_targets_);  // what the last sweep allocated
   s.targets.clear();
   sweep_ = std::move(s);
-  log_.debug(code::counter_sweep_started, "counters: sweep {} of {} nodes", sweep_->number, sweep_->pending.size());
+  log_.debug(code::counter_sweep_started, "counters: sweep {} of {} nodes", sweep_->number, t.node_count());
 }
 
 // Takes the next node with a port to read into the sweep and queues its first query (and
@@ -92,8 +90,8 @@ void PerfMgr::start_sweep(const View& v) {
 bool PerfMgr::expand() {
   Sweep& s = *sweep_;
   const Topology& t = *s.subnet->topology;
-  while (s.expanded < s.pending.size()) {
-    const NodeId id = s.pending[s.expanded++];
+  while (s.expanded < t.node_count()) {
+    const NodeId id = s.expanded++;
     const Node& n = t.node(id);
     check_links(*s.subnet, id, stamp());
     if (!n.is_switch() && cfg_.ignore_cas) continue;
@@ -120,7 +118,7 @@ bool PerfMgr::expand() {
 }
 
 bool PerfMgr::sweep_over() const {
-  return sweep_->queue.empty() && sweep_->in_flight == 0 && sweep_->expanded == sweep_->pending.size();
+  return sweep_->queue.empty() && sweep_->in_flight == 0 && sweep_->expanded == sweep_->subnet->topology->node_count();
 }
 
 // A switch that sums its ports' counters is asked for the sum first: an idle switch then
@@ -242,37 +240,29 @@ void PerfMgr::on_answer(const Request& r, mad::Result<mad::Packet> res) {
         return;
       }
       const auto c = caps_.find(n.guid);
-      const bool extended = c != caps_.end() && c->second.extended;
-      if (pc && !steady && extended && !stuck(*pc) && same_errors(*pc, mad::PortCounters{})) {
-        // A first read (or one that cannot be compared) whose sum shows no error counter above
-        // zero on any port: each port's are zero, and its traffic is in its extended counters.
-        node_sums_[n.guid] = *pc;
-        for (size_t i : n.targets()) {
-          Target& t = s.targets[i];
-          t.pc = mad::PortCounters{.port_select = t.local.port};
-          t.have_pc = true;
-          t.pc_traffic = false;
-          t.waiting = 1;
-          s.queue.push_back({Kind::counters_ext, i});
-        }
-        return;
-      }
-      if (steady && same_errors(*pc, last->second) && extended) {
-        // Only traffic moved (the SM's own MADs count too): each port's extended counters,
-        // its error counters as they were.
+      // Each port's error counters known without reading them: only traffic moved since the
+      // last sum (the SM's own MADs count too), so they are as they were; or, on a first read
+      // (or one that cannot be compared), the sum shows none above zero, so every port's are 0.
+      // Then each port's extended counters alone.
+      const bool as_before = steady && same_errors(*pc, last->second);
+      const bool all_zero = pc && !steady && !stuck(*pc) && same_errors(*pc, mad::PortCounters{});
+      if ((as_before || all_zero) && c != caps_.end() && c->second.extended) {
         node_sums_[n.guid] = *pc;
         for (size_t i : n.targets()) {
           Target& t = s.targets[i];
           const Track& tr = *t.track;
-          if (!tr.pc) {
-            t.waiting = 1;
+          t.waiting = 1;
+          if (all_zero) {
+            t.pc = mad::PortCounters{.port_select = t.local.port};
+            t.pc_traffic = false;
+          } else if (tr.pc) {
+            t.pc = *tr.pc;
+            t.pc_traffic = tr.pc_traffic;
+          } else {  // never read one by one: its PortCounters now
             s.queue.push_back({Kind::counters, i});
             continue;
           }
-          t.pc = *tr.pc;
           t.have_pc = true;
-          t.pc_traffic = tr.pc_traffic;
-          t.waiting = 1;
           s.queue.push_back({Kind::counters_ext, i});
         }
         return;

@@ -93,8 +93,7 @@ class PerfMgr {
     mad::Nanos started;
     int64_t started_ms;
     std::shared_ptr<const Subnet> subnet;
-    std::vector<NodeId> pending;  // the nodes to read
-    size_t expanded = 0;           // of pending, taken into nodes
+    NodeId expanded = 0;  // the topology's nodes before this one are taken into nodes
     std::vector<NodeJob> nodes;
     std::vector<Target> targets;
     std::deque<Request> queue;
