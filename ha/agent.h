@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "ha/role.h"
@@ -24,6 +25,7 @@ class Agent {
   void sm_port_changed(Guid port) { run(role_.sm_port_changed(host_.now(), port)); }
   void on_tick() { run(role_.tick(host_.now())); }
   void resign() { run(role_.resign(host_.now())); }
+  void step_down(const std::string& why) { run(role_.step_down(host_.now(), why)); }
   std::optional<Nanos> next_deadline() const { return role_.next_deadline(); }
 
   // The answer to another SM's (or a tool's) SMInfo request: MAD status and attribute.

@@ -23,7 +23,11 @@ struct Config {
   bool sticky = false;
   Nanos poll_interval = std::chrono::milliseconds(100);  // standby -> master SMInfo Get
   Nanos poll_timeout = std::chrono::milliseconds(100);   // one attempt; then it is a miss
-  int max_misses = 3;     // unanswered polls in a row: the master is dead
+  int max_misses = 3;     // unanswered polls in a row: the master may be dead ...
+  // ... and is taken for dead only when one more SMInfo Get, with this long to answer, goes
+  // unanswered too (a busy master is not a dead one); 0: no such confirmation. It adds this
+  // much to a real failover.
+  Nanos confirm_timeout = std::chrono::milliseconds(250);
   int stall_polls = 3;    // answers in a row with an unchanged ActCount: the master is hung
   // The master's ActCount moves at least this often, and at least four times per poll
   // interval whatever this says (a standby watching it must see it move between two polls).

@@ -1,5 +1,7 @@
 #include "ha/role.h"
 
+#include <utility>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -122,6 +124,7 @@ void Role::enter_standby(Nanos now, Guid master, Output& out) {
   watched_ = master;
   handover_to_.reset();
   misses_ = stalls_ = waits_ = 0;
+  confirming_ = false;
   last_act_.reset();
   auto w = peers_.find(master);
   seen_master_ = w != peers_.end() && w->second.p.answered && w->second.p.info.state == SmState::master;
@@ -278,6 +281,31 @@ Output Role::resign(Nanos) {
   return out;
 }
 
+Output Role::step_down(Nanos now, const std::string& why) {
+  Output out;
+  if (state_ != SmState::master) return out;
+  out.note(Note::Kind::state, fmt::format("stepping down: {}", why));
+  stepping_down_ = true;
+  resigning_ = false;  // a stop under way does not keep it from handing over now
+  Output r = resign(now);
+  if (r.actions.empty()) {
+    enter_not_active(why, out);
+    return out;
+  }
+  for (Note& n : r.notes) out.notes.push_back(std::move(n));
+  for (Action& a : r.actions) out.actions.push_back(a);
+  return out;
+}
+
+void Role::enter_not_active(const std::string& why, Output& out) {
+  out.note(Note::Kind::state, fmt::format("entering NotActive: {}", why));
+  state_ = SmState::not_active;
+  handover_to_.reset();
+  watched_ = Guid();
+  ++act_count_;
+  out.act(Action::Kind::stand_by);
+}
+
 Output Role::handover_result(Nanos now, Guid peer, const mad::Result<SmInfo>& r) {
   Output out;
   if (state_ != SmState::master || !handover_to_ || *handover_to_ != peer) return out;
@@ -285,6 +313,10 @@ Output Role::handover_result(Nanos now, Guid peer, const mad::Result<SmInfo>& r)
   if (r) {
     out.note(Note::Kind::handover, fmt::format("SM {} took the subnet over", peer));
     handed_over_to(now, peer, out);
+    return out;
+  }
+  if (stepping_down_) {
+    enter_not_active(fmt::format("handover to SM {} failed ({})", peer, r.error().message), out);
     return out;
   }
   out.note(Note::Kind::warning, fmt::format("handover to SM {} failed ({}): still master", peer, r.error().message));
@@ -316,12 +348,26 @@ Output Role::poll_result(Nanos now, Guid peer, const mad::Result<SmInfo>& r) {
     s.p.first_seen = now;
   }
   absorb(now, s, r, out);
+  const bool confirmed = std::exchange(confirming_, false);
   if (!s.p.answered) {
-    if (++misses_ >= cfg_.max_misses)
-      master_lost(now, fmt::format("{} SMInfo polls in a row unanswered{}", misses_,
-                                   r ? "" : " (" + r.error().message + ")"), out);
+    if (++misses_ < cfg_.max_misses) return out;
+    if (!confirmed && cfg_.confirm_timeout > Nanos(0)) {  // one more ask, with longer to answer
+      confirming_ = poll_in_flight_ = true;
+      poll_sent_ = now;
+      ++act_count_;
+      out.act(Action::Kind::confirm, watched_);
+      return out;
+    }
+    master_lost(now, fmt::format("{} SMInfo polls in a row unanswered{}{}", misses_,
+                                 confirmed ? fmt::format(", the last with {} ms to answer",
+                                                         std::chrono::duration_cast<std::chrono::milliseconds>(cfg_.confirm_timeout).count())
+                                           : "",
+                                 r ? "" : " (" + r.error().message + ")"), out);
     return out;
   }
+  if (confirmed)
+    out.note(Note::Kind::warning, fmt::format("master SM {} answered only after {} SMInfo polls unanswered: "
+                                              "busy, not lost", watched_, misses_));
   misses_ = 0;
   if (!s.p.believed) {
     master_lost(now, "it answers with another SM_Key", out);

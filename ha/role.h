@@ -37,6 +37,7 @@ struct Action {
     resweep,        // a heavy sweep: another master handed its part of the subnet over
     query,          // SubnGet(SMInfo) to `peer`, then query_result()
     poll,           // SubnGet(SMInfo) to the master watched, then poll_result()
+    confirm,        // the same, with confirm_timeout to answer: the master seems lost
     handover,       // SubnSet(SMInfo, HANDOVER) to `peer`, then handover_result()
     acknowledge,    // SubnSet(SMInfo, ACKNOWLEDGE) to `peer`; its answer does not matter
     notify_master,  // trap 144 to `peer` (the master): this SM outranks it
@@ -104,6 +105,10 @@ class Role {
   // standby takes it, this SM goes NotActive (so the new master does not hand it back).
   // Nothing to do (not master, no standby known): no action.
   Output resign(Nanos now);
+  // The master cannot do its work (its routing hung): it hands the subnet over as resign()
+  // does and, with nobody to hand it to or when the handover fails, enters NotActive, so that
+  // a standby's next poll finds no master and takes over.
+  Output step_down(Nanos now, const std::string& why);
   std::optional<Nanos> next_deadline() const;
 
   SmState state() const { return state_; }
@@ -155,6 +160,7 @@ class Role {
   Nanos next_poll_{0}, poll_sent_{0};
   bool poll_in_flight_ = false;
   int misses_ = 0, stalls_ = 0, waits_ = 0;
+  bool confirming_ = false;  // the poll out is the confirmation before taking the master for lost
   std::optional<uint32_t> last_act_;
   bool seen_master_ = false;
   std::optional<Nanos> last_discover_;  // the last SMInfo DISCOVER taken
@@ -163,6 +169,8 @@ class Role {
   // Master
   std::optional<Guid> handover_to_;
   bool resigning_ = false;
+  bool stepping_down_ = false;
+  void enter_not_active(const std::string& why, Output& out);
 };
 
 }  // namespace ha

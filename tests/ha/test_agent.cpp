@@ -77,13 +77,19 @@ TEST_CASE("agent: election through the host, then polling with the configured ti
   CHECK(h.called("stand_by"));
   REQUIRE(h.sent.size() == 1);  // the first poll
   CHECK(h.sent.front().port == Guid(0x10));
-  // Three silent polls: the master is lost, the host walks again.
+  // Three silent polls, then the confirmation (its own timeout) silent too: the master is
+  // lost, the host walks again.
   h.calls.clear();
   for (int i = 0; i < 3; ++i) {
     h.t += 100ms;
     h.answer(mad::fail(mad::Errc::timeout, "no response"));
     a.on_tick();
   }
+  CHECK(a.state() == SmState::standby);
+  REQUIRE(h.sent.size() == 1);
+  CHECK(h.sent.front().timeout == c.confirm_timeout);
+  h.t += c.confirm_timeout;
+  h.answer(mad::fail(mad::Errc::timeout, "no response"));
   CHECK(a.state() == SmState::discovering);
   CHECK(h.called("discover"));
   bool lost = false;

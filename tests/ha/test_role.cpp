@@ -142,17 +142,45 @@ TEST_CASE("standby: polls every interval; 3 unanswered polls lose the master") {
   CHECK(has(r.tick(t0 + 200ms), K::poll));
   CHECK(r.poll_result(t0 + 300ms, Guid(0x10), miss).actions.empty());
   CHECK(has(r.tick(t0 + 300ms), K::poll));
+  // The third miss is confirmed first: one more Get, with confirm_timeout to answer.
   o = r.poll_result(t0 + 400ms, Guid(0x10), miss);
+  CHECK_FALSE(noted(o, Note::Kind::master_lost));
+  CHECK(r.state() == SmState::standby);
+  CHECK(o.actions == std::vector<Action>{Action{K::confirm, Guid(0x10)}});
+  CHECK(r.tick(t0 + 500ms).actions.empty());  // no poll beside the confirmation
+  o = r.poll_result(t0 + 650ms, Guid(0x10), miss);
   CHECK(noted(o, Note::Kind::master_lost));
   CHECK(r.state() == SmState::discovering);
   CHECK(has(o, K::discover));
   CHECK(has(o, K::query, Guid(0x10)));  // asked again while the walk runs
   // The walk finds nobody else answering: this SM takes over.
-  r.discovered(t0 + 450ms, kSelf, {SmPort{Guid(0x10)}}, true);
+  r.discovered(t0 + 700ms, kSelf, {SmPort{Guid(0x10)}}, true);
   CHECK(r.state() == SmState::discovering);
-  o = r.query_result(t0 + 500ms, Guid(0x10), miss);
+  o = r.query_result(t0 + 750ms, Guid(0x10), miss);
   CHECK(r.state() == SmState::master);
   CHECK(has(o, K::become_master));
+}
+
+// A master whose loop was busy for longer than three polls answers the confirmation: it stays
+// master, and the standby keeps polling it (the split brain of a 32k-CA resweep).
+TEST_CASE("standby: a master that answers the confirmation is busy, not lost") {
+  Role r = standby_under_master();
+  const auto miss = mad::fail(mad::Errc::timeout, "no response");
+  (void)r.poll_result(1ms, Guid(0x10), info(0x10, 9, SmState::master, 101));  // the first poll's answer
+  Nanos t = 100ms;
+  for (int i = 0; i < 3; ++i, t += 100ms) {
+    REQUIRE(has(r.tick(t), K::poll));
+    (void)r.poll_result(t + 100ms, Guid(0x10), miss);
+  }
+  REQUIRE(r.state() == SmState::standby);
+  Output o = r.poll_result(t + 200ms, Guid(0x10), info(0x10, 9, SmState::master, 102));
+  CHECK(r.state() == SmState::standby);
+  CHECK_FALSE(noted(o, Note::Kind::master_lost));
+  CHECK(noted(o, Note::Kind::warning));
+  CHECK(r.watched() == Guid(0x10));
+  // The misses start again from none: three more are needed before another confirmation.
+  CHECK(has(r.tick(t + 300ms), K::poll));
+  CHECK(r.poll_result(t + 400ms, Guid(0x10), miss).actions.empty());
 }
 
 TEST_CASE("standby: an answer in between resets the misses") {
