@@ -146,9 +146,10 @@ std::string text_summary(const std::string& fabric, const SimOutcome& o, long rs
                                                            o.counters_commit_ms)
                                              : std::string());
   if (o.steady)
-    s += fmt::format("steady      {:.1f} s after SUBNET UP (simulated): {} loop turns, longest {:.1f} ms wall, p99 {:.2f} ms, "
-                     "{:.0f} ms in all\n",
-                     o.steady->first, o.steady->second.turns, o.steady->second.longest_ms, o.steady->second.p99_ms,
+    s += fmt::format("steady      {:.1f} s after SUBNET UP (simulated): {} loop turns, longest {:.1f} ms wall ({}), "
+                     "p99 {:.2f} ms, {} over 50 ms, {:.0f} ms in all\n",
+                     o.steady->first, o.steady->second.turns, o.steady->second.longest_ms,
+                     o.steady->second.longest_doing, o.steady->second.p99_ms(), o.steady->second.long_turns,
                      o.steady->second.total_ms);
   s += fmt::format("verified    {} CA pairs: {} routed, {} unrouted, {} in loops; hops max {}, mean {:.2f}\n",
                    v.pairs, v.routed, v.unrouted, v.loops, v.max_hops, v.mean_hops);

@@ -125,11 +125,12 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
     };
     const mad::Nanos from = transport.clock().now();
     const mad::Nanos until = from + std::chrono::duration_cast<mad::Nanos>(std::chrono::duration<double>(o.steady_s));
-    TimedReactor timed(service);
-    loop = mad::run_loop(timed, transport, [&] {
+    service.reset_loop_figures();
+    if (o.resweep) service.request_sweep("--resweep", true);
+    loop = mad::run_loop(service, transport, [&] {
       return out.counters.size() >= static_cast<size_t>(o.counter_sweeps) && transport.clock().now() >= until;
     });
-    out.steady = {std::chrono::duration<double>(transport.clock().now() - from).count(), timed.figures()};
+    out.steady = {std::chrono::duration<double>(transport.clock().now() - from).count(), service.loop_figures()};
     if (o.counter_sweeps > 0) {
       out.counters_wall_s = seconds_since(t_counters);
       service.flush();  // the last counter sweep's commit too

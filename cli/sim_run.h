@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/loop_turns.h"
 #include "cli/sim_adapt.h"
 #include "cli/sim_traffic.h"
 #include "mad/transactions.h"
@@ -47,6 +46,9 @@ struct SimRunOptions {
   // After SUBNET UP, the SM runs on for this many seconds of simulated time (its periodic
   // sweeps, counter sweeps with --perfmgr), its loop turns timed; 0: not.
   double steady_s = 0;
+  // With steady_s: a heavy sweep asked for as it begins (as `fabricsm status --resweep`), so
+  // that the loop's turns are timed through one.
+  bool resweep = false;
   // M_Key protection (the simulated SMAs enforce it): per-port keys from this secret.
   sm::mkey::Secret m_key_secret;
   uint8_t m_key_protect = 1;
@@ -100,8 +102,8 @@ struct SimOutcome {
   int64_t counters_db_bytes = 0;
   double counters_commit_ms = 0;  // the last counter sweep's store commit
   // --steady or --perfmgr: the SM's time after SUBNET UP (simulated seconds) and the wall time
-  // of its loop's turns then (cli/loop_turns.h).
-  std::optional<std::pair<double, TurnFigures>> steady;
+  // of its loop's turns then (service/loop_timer.h).
+  std::optional<std::pair<double, service::LoopFigures>> steady;
   std::string store_error;  // --db: the last commit's error (nothing of the sweep is stored)
   std::optional<TrafficOutcome> traffic;  // --traffic, once the subnet was up
   // --traffic with --perfmgr: the port the PerfMgr's last sweep saw sending most (its own

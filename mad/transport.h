@@ -21,6 +21,9 @@ class Clock {
  public:
   virtual ~Clock() = default;
   virtual Nanos now() const = 0;
+  // Simulated time, which moves only when its owner runs the fabric: work off the loop is
+  // waited for there, not overlapped (sm/worker.h).
+  virtual bool is_virtual() const { return false; }
 };
 
 // CLOCK_MONOTONIC, for real transports.

@@ -13,6 +13,8 @@ constexpr auto kFlushEvery = std::chrono::seconds(2);
 // After a sweep of the SM's, no counter sweep starts for this long: its commit, and the hosts'
 // SA queries as their ports come up, go first.
 constexpr auto kPerfSettle = std::chrono::seconds(1);
+// While the indexer works, the loop looks for its end this often (a umad port cannot be woken).
+constexpr mad::Nanos kWorkerPoll = std::chrono::milliseconds(2);
 // Events kept in memory for the web view (the store keeps them all).
 constexpr size_t kRecentEvents = 2000;
 
@@ -24,7 +26,11 @@ int64_t system_ms() {
 }  // namespace
 
 Service::Service(mad::Transport& transport, Config cfg, sm::Logger& log)
-    : transport_(transport), cfg_(std::move(cfg)), log_(log), hints_(cfg_.adapt) {
+    : transport_(transport),
+      cfg_(std::move(cfg)),
+      log_(log),
+      hints_(cfg_.adapt),
+      indexer_(sm::Worker::Options{.wait = transport.clock().is_virtual()}) {
   if (!cfg_.wall_ms) cfg_.wall_ms = system_ms;
 }
 
@@ -217,16 +223,10 @@ void Service::on_sweep(const std::shared_ptr<const sm::Subnet>& s) {
     else log_.error(sm::code::sa_state_not_restored, "store: SA state not read back on taking over: {}", objs.error().message);
   }
   if (configured) {
-    auto ix = std::make_shared<const sm::sa::Index>(sm::sa::Index::of(s, cfg_.sm.ports.switch_life_time));
-    if (ix->engine_sls() && sa_->qos_policy() && !qos_sls_unused_said_) {
-      qos_sls_unused_said_ = true;
-      log_.warn(sm::code::qos_policy_sls_unused, "QoS policy: the routing engine gives SLs of its own (VL layers "
-                "that keep its routes free of deadlock): PathRecords answer those, not the policy's");
-    }
-    reporter_->on_index(index_.get(), ix);  // traps 64/65 for the end ports that came and went
-    index_ = ix;
-    sa_->set_index(std::move(ix));
+    index_next_ = s;  // indexed on the worker; the SA answers from the last index meanwhile
+    index_if_wanted();
   } else {
+    index_next_.reset();
     sa_->set_index(nullptr);  // index_ stays: the next configured sweep is compared with it
   }
   if (store_ && !configured) {
@@ -257,6 +257,35 @@ void Service::on_sweep(const std::shared_ptr<const sm::Subnet>& s) {
   if (on_sweep_done) on_sweep_done(s);
 }
 
+// One index at a time: a sweep that ends while one is built is indexed after it (only the last).
+void Service::index_if_wanted() {
+  if (indexer_.busy() || !index_next_) return;
+  // The end ports that came and went are found beside it, against the index the SA has now.
+  std::function<Indexed()> work = [s = std::exchange(index_next_, nullptr), life = cfg_.sm.ports.switch_life_time,
+                                   before = index_] {
+    auto ix = std::make_shared<const sm::sa::Index>(sm::sa::Index::of(s, life));
+    return Indexed{ix, sm::sa::Reporter::changes(before.get(), *ix), before};
+  };
+  indexer_.post<Indexed>(std::move(work), [this](Indexed built) { indexed(std::move(built)); });
+  // On virtual time the SA answers from the new index in the same turn, as if it cost nothing.
+  if (indexer_.waits()) indexer_.poll();
+}
+
+void Service::indexed(Indexed built) {
+  if (manager_->state() != mad::SmState::master) return;  // stood by meanwhile: no SA answers
+  std::shared_ptr<const sm::sa::Index> ix = std::move(built.index);
+  if (ix->engine_sls() && sa_->qos_policy() && !qos_sls_unused_said_) {
+    qos_sls_unused_said_ = true;
+    log_.warn(sm::code::qos_policy_sls_unused, "QoS policy: the routing engine gives SLs of its own (VL layers "
+              "that keep its routes free of deadlock): PathRecords answer those, not the policy's");
+  }
+  // Traps 64/65 for the end ports that came and went (found again if the SA's index changed meanwhile).
+  if (built.before == index_) reporter_->on_index(ix, built.changes);
+  else reporter_->on_index(index_.get(), ix);
+  index_ = ix;
+  sa_->set_index(std::move(ix));
+}
+
 void Service::use_qos_policy(const sm::SmConfig& sm) {
   auto policy = sm.qos.enabled ? sm.qos_policy : nullptr;
   if (policy)
@@ -274,7 +303,28 @@ void Service::reconfigure(const sm::SmConfig& next, const sm::perfmgr::Config& p
   hints_.reconfigure(adapt);
 }
 
+void Service::begin_turn() {
+  loop_.begin();
+  if (turn_mads_++ == 0) turn_began_ = manager_->progress().phase;
+}
+
+// A turn over LoopTimer::kLongTurnMs held every MAD that arrived meanwhile: said, with what it did.
+void Service::end_turn() {
+  const size_t mads = turn_mads_ > 0 ? turn_mads_ - 1 : 0;  // the tick counted itself
+  turn_mads_ = 0;
+  const double ms = loop_.end([&] {
+    const std::string_view now = manager_->progress().phase;
+    const std::string sweep = manager_->sweeping() ? fmt::format("sweep {} ", manager_->last_sweep().number) : "";
+    return fmt::format("{}{}{}{}, {} MAD(s) in", sweep, turn_began_, now == turn_began_ ? "" : " -> ",
+                       now == turn_began_ ? "" : now, mads);
+  });
+  if (ms > LoopTimer::kLongTurnMs)
+    log_.warn(sm::code::loop_turn_long, "event loop: a turn of {:.0f} ms ({}): MADs that arrived meanwhile waited",
+              ms, loop_.last_doing());
+}
+
 void Service::on_mad(const mad::Packet& p) {
+  begin_turn();
   if (p.mad[1] == mad::mgmt_class::perf && perf_->on_mad(p)) return;
   manager_->on_mad(p);
 }
@@ -352,11 +402,21 @@ void Service::note_hints_in_place(const sm::Subnet& s) {
 }
 
 void Service::on_tick() {
+  begin_turn();
+  tick();
+  loop_.exclude(manager_->take_waited_ms() + indexer_.take_waited_ms());
+  end_turn();
+}
+
+void Service::tick() {
+  indexer_.poll();
+  index_if_wanted();
   manager_->on_tick();
   const mad::SmState state = manager_->state();
   if (state != mad::SmState::master) {
     if (state == mad::SmState::standby) sa_current_ = false;
     sa_->set_index(nullptr);
+    index_next_.reset();
     if (index_) {  // a new master has no earlier view to compare with
       index_.reset();
       reporter_->on_index(nullptr, nullptr);
@@ -385,6 +445,7 @@ std::optional<mad::Nanos> Service::next_deadline() const {
   };
   consider(sa_->next_deadline(!manager_->sweeping()));
   consider(reporter_->next_deadline());
+  if (indexer_.busy()) consider(transport_.clock().now() + (indexer_.waits() ? mad::Nanos(0) : kWorkerPoll));
   consider(services_->next_expiry());
   consider(perf_->next_deadline(perf_may_query(), perf_settle_until_));
   if (store_ && !manager_->sweeping()) consider(next_flush_);

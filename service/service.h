@@ -25,6 +25,7 @@
 #include "sm/sa/subscriptions.h"
 #include "sm/store/store.h"
 #include "sm/subnet_manager.h"
+#include "service/loop_timer.h"
 #include "service/store_writer.h"
 
 namespace service {
@@ -100,6 +101,9 @@ class Service final : public mad::Reactor {
   const sm::sa::Server& sa() const { return *sa_; }
   const sm::sa::Services& services() const { return *services_; }
   const sm::sa::Subscriptions& subscriptions() const { return *subscriptions_; }
+  // How long the loop's turns took (loop_timer.h), since start or the last reset.
+  const LoopFigures& loop_figures() const { return loop_.figures(); }
+  void reset_loop_figures() { loop_.reset(); }
 
   // Observers, called after the service has done its part.
   std::function<void(const std::shared_ptr<const sm::Subnet>&)> on_sweep_done;
@@ -126,6 +130,16 @@ class Service final : public mad::Reactor {
   // The QoS policy the SA answers PathRecord SLs from: `sm`'s when qos is on (at start, SIGHUP).
   void use_qos_policy(const sm::SmConfig& sm);
   void write_buffered();
+  void index_if_wanted();
+  struct Indexed {
+    std::shared_ptr<const sm::sa::Index> index;
+    sm::sa::Reporter::Changes changes;          // since `before`
+    std::shared_ptr<const sm::sa::Index> before;  // the SA's index when it was built
+  };
+  void indexed(Indexed built);
+  void begin_turn();
+  void end_turn();
+  void tick();  // on_tick's work, timed as part of the turn
   int64_t wall_ms() const { return cfg_.wall_ms(); }
 
   mad::Transport& transport_;
@@ -148,12 +162,18 @@ class Service final : public mad::Reactor {
   // The index of the last sweep that configured the subnet: the SA answers from it while this
   // SM is master, and the next such sweep is compared with it (traps 64/65).
   std::shared_ptr<const sm::sa::Index> index_;
+  // The SA's index of a sweep is built off the loop: the next subnet to index, the worker.
+  std::shared_ptr<const sm::Subnet> index_next_;
+  sm::Worker indexer_;
   bool qos_sls_unused_said_ = false;  // W0908 once per policy loaded
   bool sa_current_ = true;   // false after standing by: another SM may have changed the store
   StoreStatus store_status_;
   mad::Nanos next_flush_{0};
   std::deque<sm::store::Event> recent_events_;
   uint64_t events_logged_ = 0;
+  LoopTimer loop_;
+  size_t turn_mads_ = 0;
+  std::string_view turn_began_;  // the SM's phase as the turn began
 };
 
 }  // namespace service

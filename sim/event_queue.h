@@ -13,6 +13,7 @@ namespace sim {
 class VirtualClock final : public mad::Clock {
  public:
   mad::Nanos now() const override { return t_; }
+  bool is_virtual() const override { return true; }
   void advance_to(mad::Nanos t) {
     if (t > t_) t_ = t;
   }

@@ -4,9 +4,8 @@
 
 namespace sm {
 
-std::vector<ha::SmPort> HaHost::sm_ports(const Topology& topo, const FabricModel& model) {
-  std::vector<ha::SmPort> out;
-  std::unordered_map<Guid, Route> routes;
+HaHost::Scan HaHost::scan(const Topology& topo, const FabricModel& model) {
+  Scan out;
   for (NodeId id = 0; id < topo.node_count(); ++id) {
     const Node& n = topo.node(id);
     const NodeRec* rec = model.find(n.guid);
@@ -17,16 +16,30 @@ std::vector<ha::SmPort> HaHost::sm_ports(const Topology& topo, const FabricModel
       if (pn >= rec->ports.size() || !rec->ports[pn].have_info) continue;
       const mad::PortInfo& pi = rec->ports[pn].info;
       if (id == topo.sm_node() && p.num == topo.sm_port()) {
-        own_lid_ = p.lid;
-        own_caps_ = pi.capability_mask;
-        on_switch_ = n.is_switch();
+        out.own_found = true;
+        out.own_lid = p.lid;
+        out.own_caps = pi.capability_mask;
+        out.on_switch = n.is_switch();
       }
       if (!pi.has_cap(mad::port_cap::is_sm) || pi.has_cap(mad::port_cap::is_sm_disabled)) continue;
-      const Route r{topo.path_to_port(id, p.num), p.lid};
-      auto old = routes_.find(p.guid);
-      out.push_back(ha::SmPort{p.guid, old != routes_.end() && !(old->second.path == r.path)});
-      routes.emplace(p.guid, r);
+      out.sm_ports.push_back({p.guid, topo.path_to_port(id, p.num), p.lid});
     }
+  }
+  return out;
+}
+
+std::vector<ha::SmPort> HaHost::sm_ports(const Scan& scan) {
+  if (scan.own_found) {
+    own_lid_ = scan.own_lid;
+    own_caps_ = scan.own_caps;
+    on_switch_ = scan.on_switch;
+  }
+  std::vector<ha::SmPort> out;
+  std::unordered_map<Guid, Route> routes;
+  for (const Scan::Found& f : scan.sm_ports) {
+    auto old = routes_.find(f.port);
+    out.push_back(ha::SmPort{f.port, old != routes_.end() && !(old->second.path == f.path)});
+    routes.emplace(f.port, Route{f.path, f.lid});
   }
   routes_ = std::move(routes);
   return out;

@@ -29,7 +29,25 @@ class HaHost final : public ha::SmHost {
 
   // The SM ports of a walked fabric (the SM's own included: the Role skips it), and the routes
   // to them from now on.
-  std::vector<ha::SmPort> sm_ports(const Topology& topo, const FabricModel& model);
+  std::vector<ha::SmPort> sm_ports(const Topology& topo, const FabricModel& model) {
+    return sm_ports(scan(topo, model));
+  }
+  // The same in two steps: what the walk shows of the SM ports (a pure read of the fabric,
+  // off the loop for the largest ones), then taken in.
+  struct Scan {
+    struct Found {
+      Guid port;
+      DrPath path;
+      Lid lid;
+    };
+    std::vector<Found> sm_ports;
+    bool own_found = false;
+    Lid own_lid;
+    uint32_t own_caps = 0;
+    bool on_switch = false;
+  };
+  static Scan scan(const Topology& topo, const FabricModel& model);
+  std::vector<ha::SmPort> sm_ports(const Scan& scan);
   // The port that holds `lid` (for trap 144), and a route to it; zero GUID when unknown.
   Guid port_by_lid(const Topology& topo, Lid lid);
   // This SM's own port: its M_Key decides who may see the SM_Key.

@@ -51,6 +51,8 @@ struct LogCode {
   X(is_sm_retaken, 130, warn, event, "the SM's own port had lost IsSM: taken again (or why not)")          \
   X(log_file_reopened, 131, info, quiet, "SIGUSR1: the log file reopened (logrotate)")                    \
   X(log_file_failed, 132, error, event, "the log file could not be reopened")                           \
+  X(loop_turn_long, 133, warn, quiet, "a turn of the event loop took over 50 ms, and what it was doing") \
+  X(wedged_exit, 134, error, event, "the daemon exits: a job of its worker hung and the SM stepped down") \
   X(discovery_problem, 201, warn, event, "discovery met something wrong (a duplicate GUID, ...)")      \
   X(no_node_info, 202, warn, event, "discovery: no NodeInfo answer at a path")                         \
   X(no_switch_info, 203, warn, event, "discovery: no SwitchInfo answer from a switch")                 \
@@ -80,6 +82,7 @@ struct LogCode {
   X(routes_moved, 407, info, event, "traffic hints: destinations moved off hot channels, or given back") \
   X(hot_channel_kept, 408, debug, quiet, "traffic hints: a hot channel none of whose destinations can move") \
   X(no_alternatives, 409, info, event, "traffic hints: the tables offer no other equally good ports: nothing moves") \
+  X(worker_hung, 410, error, event, "routing or planning did not end within worker_timeout: abandoned, this SM steps down") \
   X(program_failed, 501, error, event, "an SMP of the programming phase failed")                       \
   X(program_failures_suppressed, 502, error, event, "more programming failures, not logged one by one") \
   X(programmed, 503, info, quiet, "programming: LFT blocks, SwitchInfo, port Sets, activations")       \

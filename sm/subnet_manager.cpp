@@ -1,7 +1,6 @@
 #include "sm/subnet_manager.h"
 
 #include "mad/attributes.h"
-#include "routing/repair.h"
 #include "sm/topology_changes.h"
 
 namespace sm {
@@ -25,7 +24,8 @@ SubnetManager::SubnetManager(mad::Transport& transport, SmConfig cfg, Logger& lo
                              [this](const ha::Note& n) {
                                if (on_ha_note) on_ha_note(n);
                              }}),
-      ha_(ha_host_, cfg_.ha) {
+      ha_(ha_host_, cfg_.ha),
+      worker_(Worker::Options{.wait = transport.clock().is_virtual()}) {
   sweep_base_ = remembered.last_sweep;
 }
 
@@ -63,6 +63,7 @@ bool SubnetManager::reconfigure(const SmConfig& next) {
   cfg_.lft_verify_pass = next.lft_verify_pass;
   cfg_.lft_verify_max = next.lft_verify_max;
   cfg_.retry_interval = next.retry_interval;
+  cfg_.worker_timeout = next.worker_timeout;
   pending_.set_timing({cfg_.trap_coalesce, cfg_.retry_interval, cfg_.sweep_interval});
   const bool repartition = !(next.partitions == cfg_.partitions);
   cfg_.partitions = next.partitions;
@@ -120,7 +121,22 @@ void SubnetManager::after_discovery() {
     return;
   }
   note_port_changes(walk.port_changes);
-  walked_ = std::make_shared<Topology>(model_.snapshot());
+  // The snapshot grows with the fabric (100 ms at 43k nodes): on the worker, the model
+  // borrowed (it canonicalises its paths; nothing on the loop touches it meanwhile).
+  // So are what changed since the last sweep's and the SM ports it shows.
+  post_job<Walked>(
+      "the topology snapshot",
+      [&model = model_, before = topo_] {
+        Walked w{std::make_shared<Topology>(model.snapshot()), {}, {}};
+        if (before) w.changes = topology_changes(*before, *w.topo);
+        w.scan = HaHost::scan(*w.topo, model);
+        return w;
+      },
+      [this, walk](Walked w) { walked(std::move(w), walk); });
+}
+
+void SubnetManager::walked(Walked w, const WalkSummary& walk) {
+  walked_ = std::move(w.topo);
   learn_paths(*walked_);
   const std::shared_ptr<const Topology> before = std::exchange(topo_, walked_);
   if (mc_) mc_->topology_changed();
@@ -143,7 +159,7 @@ void SubnetManager::after_discovery() {
               report_.discovery.wall_ms);
   note_holes(walk);
   for (Guid g : walk.pruned) lft_memory_.erase(g);
-  if (before) log_changes(*before, t);
+  if (before) log_changes(w.changes);
   if (t.sm_node() == kNoNode) {
     finish(false, "the SM's own port did not answer");
     return;
@@ -151,13 +167,12 @@ void SubnetManager::after_discovery() {
   port_guid_ = t.port(t.sm_node(), t.sm_port()).guid;
   ha_.set_self(port_guid_);
   ha_host_.set_self(port_guid_);
-  elect();
+  elect(w.scan);
 }
 
 // The first sweep of a run has nothing to compare with: its discovery line says what is there.
-void SubnetManager::log_changes(const Topology& before, const Topology& after) {
+void SubnetManager::log_changes(const std::vector<TopologyChange>& changes) {
   constexpr size_t kMaxLines = 32;  // a switch that reboots takes all its cables with it
-  const std::vector<TopologyChange> changes = topology_changes(before, after);
   for (size_t i = 0; i < changes.size() && i < kMaxLines; ++i) {
     const TopologyChange& c = changes[i];
     switch (c.kind) {
@@ -175,18 +190,33 @@ void SubnetManager::log_changes(const Topology& before, const Topology& after) {
 
 void SubnetManager::assign_and_route() {
   clock_.start_phase();
-  LidAssignment partial;
-  auto lids = lids_.assign(*topo_, &partial);
-  if (!lids) log_.error(code::lids_exhausted, "{}", lids.error().message);
-  report_.lids = lids ? std::move(*lids) : std::move(partial);
-  for (const std::string& note : report_.lids.notes) log_.warn(code::lid_note, "LIDs: {}", note);
-  // The walk's topology takes its LIDs in place when nothing else holds it (the usual case: a
+  phase_ = "LIDs";
+  // On the worker (30 ms at 43k nodes), the LID manager borrowed: only sweeps use it. The
+  // walk's topology takes its LIDs in place when nothing else holds it (the usual case: a
   // sweep publishes only at its end); a copy for the largest fabric costs milliseconds.
   std::shared_ptr<Topology> walked = std::exchange(walked_, nullptr);
   topo_.reset();
-  if (walked.use_count() == 1) *walked = std::move(*walked).with_lids(report_.lids.lids);
-  else walked = std::make_shared<Topology>(walked->with_lids(report_.lids.lids));
-  topo_ = std::move(walked);
+  post_job<Addressed>(
+      "LID assignment",
+      [&lids = lids_, walked = std::move(walked)]() mutable {
+        Addressed a;
+        LidAssignment partial;
+        auto assigned = lids.assign(*walked, &partial);
+        if (!assigned) a.error = assigned.error().message;
+        a.lids = assigned ? std::move(*assigned) : std::move(partial);
+        if (walked.use_count() == 1) *walked = std::move(*walked).with_lids(a.lids.lids);
+        else walked = std::make_shared<Topology>(walked->with_lids(a.lids.lids));
+        a.topo = std::move(walked);
+        return a;
+      },
+      [this](Addressed a) { addressed(std::move(a)); });
+}
+
+void SubnetManager::addressed(Addressed a) {
+  if (!a.error.empty()) log_.error(code::lids_exhausted, "{}", a.error);
+  report_.lids = std::move(a.lids);
+  for (const std::string& note : report_.lids.notes) log_.warn(code::lid_note, "LIDs: {}", note);
+  topo_ = std::move(a.topo);
   if (keys_.protects())  // traps come LID-routed: their repress carries the issuer's key
     for (NodeId id = 0; id < topo_->node_count(); ++id)
       for (const Port& p : topo_->ports(id)) {
@@ -203,8 +233,7 @@ void SubnetManager::assign_and_route() {
                report_.lid_assignment.wall_ms);
   clock_.start_phase();
   phase_ = "routing";
-  if (!route()) return;
-  program();
+  route();
 }
 
 // Full routing is a function of the fabric alone; repaired tables also depend on the routes
@@ -214,66 +243,81 @@ void SubnetManager::assign_and_route() {
 // bring-up's tables, and so does every heavy sweep (as OpenSM re-routes on each). A sweep
 // that finds nothing changed repairs nothing, so a repaired fabric is not rewritten for
 // balance at a random later moment.
-bool SubnetManager::route() {
-  // Cables isolated for their health are left out of what routing sees, nothing else.
-  std::shared_ptr<const Topology> over = topo_;
-  if (!isolated_.empty()) {
-    std::vector<std::pair<Guid, PortNum>> ends;
-    for (const auto& [g, p] : isolated_) ends.emplace_back(g, PortNum(p));
-    over = std::make_shared<const Topology>(topo_->without_cables(ends));
-  }
+void SubnetManager::route() {
+  RouteInput in;
+  in.topo = topo_;
+  for (const auto& [g, p] : isolated_) in.isolated.emplace_back(g, PortNum(p));  // health findings
+  in.chain = cfg_.routing_engine;
+  in.opts = cfg_.routing;
+  in.max_vls = [ports = cfg_.ports, qos = cfg_.qos](const Topology& t) { return routing_max_vls(t, ports, qos); };
   report_.hints_generation = hints_generation_;
-  routing::RoutingOptions opts = cfg_.routing;
-  opts.max_vls = routing_max_vls(*over, cfg_.ports, cfg_.qos);
-  if (!try_repair(*over, opts)) {
-    auto routed = routing::compute_chain(cfg_.routing_engine, *over, opts);
-    report_.routing = clock_.phase();
-    if (!routed) {
-      routed_.reset();
-      log_.error(code::routing_failed, "routing: {}", routed.error().message);
-      finish(false, "routing failed: " + routed.error().message);
-      return false;
-    }
-    for (const std::string& why : routed->passed_over) log_.warn(code::engine_passed_over, "routing: passed over {}", why);
-    tables_ = std::make_shared<const routing::RoutingTables>(std::move(routed->tables));
-    report_.engine = routed->used;
-    log_.info(code::routed, "sweep {}: routing: {} over {} switches, LIDs 1..{}, {:.1f} ms", report_.number, report_.engine,
-              report_.switches, report_.max_lid, report_.routing.wall_ms);
+  if (cfg_.repair_routes && !report_.heavy && routed_) {  // an incremental sweep after removals
+    const char* why = nullptr;
+    if (routed_->chain != cfg_.routing_engine) why = "the routing engine changed";
+    else if (report_.lids.changed != 0 || report_.lids.fresh != 0) why = "LIDs changed";
+    else if (routed_->hints_generation != hints_generation_ && traffic_.empty()) why = "the traffic hints were given back";
+    if (why) log_.debug(code::routing_in_full, "sweep {}: routing in full: {}", report_.number, why);
+    else in.repair_from = routed_;
   }
-  apply_traffic(*over);
-  layers_.reset();
-  if (tables_->has_sls()) layers_ = vl_layers(tables_->vls_used(), opts.max_vls);
-  routed_ = Routed{over, tables_, report_.engine, cfg_.routing_engine, hints_generation_};
-  return true;
+  in.before = routed_;
+  in.pins = pins_;
+  in.new_round = !routed_ || routed_->hints_generation != hints_generation_;
+  if (in.new_round) in.traffic = traffic_;
+  in.hints_generation = hints_generation_;
+  in.hook = cfg_.routing_hook;
+  post_job<RouteOutput>("routing", [in = std::move(in)]() mutable { return route_job(std::move(in)); },
+                        [this](RouteOutput r) { routed(std::move(r)); });
 }
 
-// An incremental sweep after removals: keep every route still legal, re-route the broken
-// ones under the rules of the engine that made them (routing/repair.h).
-bool SubnetManager::try_repair(const Topology& over, const routing::RoutingOptions& opts) {
-  if (!cfg_.repair_routes || report_.heavy || !routed_) return false;
-  const char* why = nullptr;
-  if (routed_->chain != cfg_.routing_engine) why = "the routing engine changed";
-  else if (report_.lids.changed != 0 || report_.lids.fresh != 0) why = "LIDs changed";
-  else if (routed_->hints_generation != hints_generation_ && traffic_.empty()) why = "the traffic hints were given back";
-  if (why) {
-    log_.debug(code::routing_in_full, "sweep {}: routing in full: {}", report_.number, why);
-    return false;
-  }
-  auto r = routing::repair_routes(*routed_->topo, *routed_->tables, over, routed_->engine, opts);
-  if (!r) {
-    log_.debug(code::no_repair, "sweep {}: routing in full, no repair: {}", report_.number, r.error().message);
-    return false;
-  }
-  tables_ = std::make_shared<const routing::RoutingTables>(std::move(r->tables));
+void SubnetManager::routed(RouteOutput r) {
   report_.routing = clock_.phase();
-  report_.engine = routed_->engine;
-  report_.repaired = true;
-  report_.repaired_destinations = r->destinations;
-  report_.repaired_entries = r->entries;
-  log_.info(code::repaired,
-            "sweep {}: routing: {} repair, {} destination(s) re-routed, {} LFT entries changed, {:.1f} ms", report_.number,
-            report_.engine, r->destinations, r->entries, report_.routing.wall_ms);
-  return true;
+  if (!master_) {  // stood by while the worker routed: the new master configures
+    routed_.reset();
+    if (std::exchange(forget_tables_, false)) lft_memory_.clear();
+    finish_walk(fmt::format("{} while routing: configured by another SM", mad::sm_state_name(ha_.state())));
+    return;
+  }
+  if (!r.no_repair.empty())
+    log_.debug(code::no_repair, "sweep {}: routing in full, no repair: {}", report_.number, r.no_repair);
+  for (const std::string& why : r.passed_over) log_.warn(code::engine_passed_over, "routing: passed over {}", why);
+  if (!r.tables) {
+    routed_.reset();
+    log_.error(code::routing_failed, "routing: {}", r.error);
+    finish(false, "routing failed: " + r.error);
+    return;
+  }
+  report_.engine = r.engine;
+  if (r.repaired) {
+    report_.repaired = true;
+    report_.repaired_destinations = r.repaired_destinations;
+    report_.repaired_entries = r.repaired_entries;
+    log_.info(code::repaired,
+              "sweep {}: routing: {} repair, {} destination(s) re-routed, {} LFT entries changed, {:.1f} ms",
+              report_.number, report_.engine, r.repaired_destinations, r.repaired_entries, r.routing_ms);
+  } else {
+    log_.info(code::routed, "sweep {}: routing: {} over {} switches, LIDs 1..{}, {:.1f} ms", report_.number,
+              report_.engine, report_.switches, report_.max_lid, r.routing_ms);
+  }
+  tables_ = r.tables;
+  note_traffic(r);
+  layers_.reset();
+  if (tables_->has_sls()) layers_ = vl_layers(tables_->vls_used(), r.max_vls);
+  routed_ = Routed{r.over, tables_, report_.engine, cfg_.routing_engine, hints_generation_};
+  program();
+}
+
+// A routing job past its deadline (a hung engine): the loop is alive and answers, so no
+// standby would notice; this SM says so and steps down, handing the subnet to a standby.
+void SubnetManager::check_worker() {
+  if (!worker_.busy() || now() < job_due_) return;
+  worker_.abandon();
+  wedged_ = true;
+  routed_.reset();
+  const auto s = std::chrono::duration_cast<std::chrono::seconds>(cfg_.worker_timeout).count();
+  log_.error(code::worker_hung, "sweep {}: {} ({}) did not end within {} s: abandoned; this SM steps down so "
+             "that a standby takes the subnet over", report_.number, job_what_, cfg_.routing_engine, s);
+  finish(false, fmt::format("{} did not end within {} s", job_what_, s));
+  ha_.step_down(fmt::format("its {} did not end", job_what_));
 }
 
 void SubnetManager::finish(bool up, std::string failure) {
@@ -351,7 +395,7 @@ void SubnetManager::publish() {
 }
 
 void SubnetManager::start_next_if_wanted() {
-  if (sweeping_) return;
+  if (sweeping_ || wedged_) return;
   if (!master_ && ha_.state() != mad::SmState::discovering) {
     pending_.drop_heavy();
     return;
@@ -415,7 +459,8 @@ void SubnetManager::on_mad(const mad::Packet& p) {
   if (smp->attr_id == mad::attr::sm_info) {
     if (smp->method == mad::method::get || smp->method == mad::method::set) ha_host_.answer(p, *smp, ha_);
   } else if (smp->method == mad::method::trap && smp->attr_id == mad::attr::notice) {
-    on_trap(p, *smp);
+    if (worker_.busy()) held_traps_.push_back(p);  // what it changes, the worker may be reading
+    else on_trap(p, *smp);
   }
 }
 
@@ -477,10 +522,14 @@ SubnetManager::Progress SubnetManager::progress() const {
 }
 
 void SubnetManager::on_tick() {
+  worker_.poll();
+  check_worker();
+  if (!worker_.busy() && !held_traps_.empty())
+    for (const mad::Packet& p : std::exchange(held_traps_, {})) on_trap(p, *mad::decode_smp(p.mad));
   tx_.on_tick();
-  if (port_guid_.is_zero()) learn_own_guid();
+  if (port_guid_.is_zero() && !worker_.busy()) learn_own_guid();
   ha_.on_tick();
-  if (sweeping_ || light_ || verifier_) return;
+  if (sweeping_ || light_ || verifier_ || wedged_) return;
   if (master_) key_tick();
   // Joins and leaves since the last pass: one pass for the whole batch.
   if (mc_ && master_ && up_ && topo_ && mc_->wants_programming()) mc_->program(*topo_, model_, client_, false, nullptr);
@@ -499,6 +548,9 @@ std::optional<mad::Nanos> SubnetManager::next_deadline() const {
     if (t && (!d || *t < *d)) d = t;
   };
   consider(ha_.next_deadline());
+  // The worker's end is seen at the next tick: at once where the tick waits for it (virtual
+  // time), else every 2 ms (a umad port cannot be woken by another thread).
+  if (worker_.busy()) consider(worker_.waits() ? now() : std::min(now() + std::chrono::milliseconds(2), job_due_));
   if (!sweeping_ && !light_ && !verifier_) {
     if (mc_ && master_ && up_ && mc_->wants_programming()) consider(now());
     consider(pending_.next_deadline(master_, up_));

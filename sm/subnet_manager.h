@@ -40,6 +40,7 @@
 #include "sm/multicast_tables.h"
 #include "sm/partitions/partitions.h"
 #include "sm/qos_policy/policy.h"
+#include "sm/route_job.h"
 #include "sm/pending_sweeps.h"
 #include "sm/program/lft_verifier.h"
 #include "sm/program/pkey_writer.h"
@@ -51,6 +52,8 @@
 #include "sm/subnet.h"
 #include "sm/sweep_clock.h"
 #include "sm/sweep_report.h"
+#include "sm/topology_changes.h"
+#include "sm/worker.h"
 
 namespace sm {
 
@@ -86,6 +89,12 @@ struct SmConfig {
   // The QoS policy (qos_policy_file, sm/qos_policy/): the SL and limits the SA answers in
   // PathRecords when qos is on; null: none (SL 0). Shared: a SIGHUP swaps it whole.
   std::shared_ptr<const qos::Policy> qos_policy;
+  // Routing and the programming plans run off the loop (sm/worker.h); a job that has not ended
+  // after this long is taken for hung: the SM says so and steps down, so that a standby takes
+  // the subnet over.
+  mad::Nanos worker_timeout = std::chrono::seconds(120);
+  // Test-only: runs on the worker before each routing (a hook that never returns is a hung engine).
+  std::function<void()> routing_hook;
 };
 
 // What this SM remembers from before it started (the store keeps it): the GUID -> LID map,
@@ -119,6 +128,11 @@ class SubnetManager final : public mad::Reactor {
   std::optional<mad::Nanos> next_deadline() const override;
 
   bool subnet_up() const { return up_; }
+  // A job on the worker did not end within worker_timeout: this SM stepped down and sweeps no more (its
+  // process should end, and be restarted, with the worker's thread stuck).
+  bool wedged() const { return wedged_; }
+  // The time the loop spent waiting for the worker since the last call (virtual time only).
+  double take_waited_ms() { return worker_.take_waited_ms(); }
   bool sweeping() const { return sweeping_; }
   uint64_t sweeps() const { return sweeps_; }
   const SweepReport& last_sweep() const { return report_; }
@@ -170,14 +184,27 @@ class SubnetManager final : public mad::Reactor {
   void heavy_sweep(std::string trigger);
   void incremental_sweep(PendingSweeps::Next what);
   void after_discovery();
+  // What the worker makes of a walk: the snapshot, what changed since the last one, its SM ports.
+  struct Walked {
+    std::shared_ptr<Topology> topo;
+    std::vector<TopologyChange> changes;
+    HaHost::Scan scan;
+  };
+  void walked(Walked w, const WalkSummary& walk);
   void assign_and_route();
-  // Routes topo_ into tables_ (repair or full); false when the fabric cannot be routed.
-  bool route();
-  bool try_repair(const Topology& over, const routing::RoutingOptions& opts);
-  // Traffic hints (subnet_manager_hints.cpp): the pins back on fresh tables and, for a new
-  // round, the moves; then what moved since the last routes.
-  void apply_traffic(const Topology& over);
-  void count_moves(const Topology& over);
+  struct Addressed {  // what the worker's LID assignment gives
+    LidAssignment lids;
+    std::string error;  // LIDs ran out (lids has those assigned)
+    std::shared_ptr<const Topology> topo;  // the walk's, with them
+  };
+  void addressed(Addressed a);
+  // Routes topo_ on the worker (route_job.h, repair or full); routed() takes the result on the
+  // loop and goes on to programming, or ends the sweep when the fabric cannot be routed.
+  void route();
+  void routed(RouteOutput r);
+  // Traffic hints (subnet_manager_hints.cpp): what the route did with them, logged and kept.
+  void note_traffic(const RouteOutput& r);
+  void check_worker();  // the routing deadline
   void finish(bool up, std::string failure);
   void publish();
   void start_next_if_wanted();
@@ -187,17 +214,21 @@ class SubnetManager final : public mad::Reactor {
   // pointed elsewhere): what shows it, or "" when nothing does.
   std::string rogue_evidence(const LightSweep::Result& r) const;
   void check_is_sm(const LightSweep::Result& r);
-  void log_changes(const Topology& before, const Topology& after);
+  void log_changes(const std::vector<TopologyChange>& changes);
   void check_rogue(const LightSweep::Result& r);
   void log_tampered(const Tampered& t, std::string_view found_by);
   void mark_dirty(Guid sw, std::string why);
   void note_port_changes(const std::vector<std::pair<Guid, uint8_t>>& changes);
   void note_holes(const WalkSummary& walk);
   void on_trap(const mad::Packet& p, const mad::Smp& trap);
+  // Traps that came while the worker borrowed the model: handled when it is done.
+  std::vector<mad::Packet> held_traps_;
   // Programming (subnet_manager_program.cpp): LFTs and ports, then P_Keys, then multicast.
   void program();
+  void start_programming(ProgramPlans plans);
   void after_programming();
   void program_partitions(bool ok);
+  void write_pkeys(PKeyPlan plan, bool ok, double started_ms);
   void program_qos(bool ok);
   void program_multicast();
   void retry_failed(const std::set<Guid>& nodes);
@@ -209,7 +240,7 @@ class SubnetManager final : public mad::Reactor {
   void key_tick();
   void learn_paths(const Topology& t);
   // High availability (subnet_manager_ha.cpp): the election gate and what the agent asks.
-  void elect();
+  void elect(const HaHost::Scan& scan);
   void finish_walk(std::string why);
   void learn_own_guid();
   void ha_discover();
@@ -228,15 +259,8 @@ class SubnetManager final : public mad::Reactor {
   LidManager lids_;
   LftMemory lft_memory_;
   PKeyMemory pkey_memory_;
-  // This sweep's topology and tables, the routes a repair starts from (what they were routed
-  // over, by which engine of which chain; empty until routing succeeds and after anything
-  // that voids them), and the last subnet published.
-  struct Routed {
-    std::shared_ptr<const Topology> topo;
-    std::shared_ptr<const routing::RoutingTables> tables;
-    std::string engine, chain;
-    uint64_t hints_generation = 0;
-  };
+  // This sweep's topology and tables, the routes a repair starts from (route_job.h; empty
+  // until routing succeeds and after anything that voids them), and the last subnet published.
   std::shared_ptr<const Topology> topo_;
   std::shared_ptr<Topology> walked_;  // topo_ while it waits for its LIDs
   std::shared_ptr<const routing::RoutingTables> tables_;
@@ -259,7 +283,7 @@ class SubnetManager final : public mad::Reactor {
   std::set<std::pair<Guid, uint8_t>> isolated_;  // cables routing leaves out (set_isolated)
   routing::TrafficLoad traffic_;  // set_traffic_hints
   uint64_t hints_generation_ = 0;
-  std::map<std::pair<Guid, uint16_t>, uint8_t> pins_;  // (switch, LID) -> port the traffic moved it to
+  Pins pins_;  // (switch, LID) -> port the traffic moved it to
   // Holes (walk_holes.h): how many walks in a row each one stayed unanswered; those that
   // stayed so for kLeaveOut walks are left out (a hung agent), the rest block SUBNET UP. A
   // sweep that failed only for holes and failed Sets retries just those nodes.
@@ -298,6 +322,18 @@ class SubnetManager final : public mad::Reactor {
   bool gated_ = false;          // a walk waits for the election before LIDs
   bool forget_tables_ = false;  // stood by while programming: forget lft_memory_ after it
   Guid port_guid_;
+  // Off the loop: routing, with its deadline.
+  Worker worker_;
+  mad::Nanos job_due_{0};
+  std::string_view job_what_;  // "routing", "planning": for the deadline's log line
+  // Posts a job with the deadline.
+  template <class T>
+  void post_job(std::string_view what, std::function<T()> work, std::function<void(T)> then) {
+    job_due_ = now() + cfg_.worker_timeout;
+    job_what_ = what;
+    worker_.post<T>(std::move(work), std::move(then));
+  }
+  bool wedged_ = false;
 };
 
 }  // namespace sm

@@ -36,7 +36,7 @@ void SubnetManager::ha_stand_by() {
   pending_.clear();
   // Another SM writes the tables from now on: what this one wrote is no longer known (the
   // programmer may still be finishing a pass: forget after it).
-  if (programmer_) forget_tables_ = true;
+  if (programmer_ || worker_.busy()) forget_tables_ = true;  // the worker may be reading it
   else lft_memory_.clear();
   if (mc_) mc_->forget_tables();
   routed_.reset();  // and the routes it finds when master again are not necessarily ours
@@ -48,9 +48,9 @@ void SubnetManager::ha_stand_by() {
 
 // The election: the agent asks the SMs this walk found and makes this SM master (the sweep
 // goes on) or standby (it ends here); a master's walks only tell it who is around.
-void SubnetManager::elect() {
+void SubnetManager::elect(const HaHost::Scan& scan) {
   gated_ = true;
-  ha_.discovered(port_guid_, ha_host_.sm_ports(*topo_, model_), true);
+  ha_.discovered(port_guid_, ha_host_.sm_ports(scan), true);
   if (!gated_) return;  // decided at once
   if (master_) {
     gated_ = false;

@@ -16,53 +16,21 @@ void SubnetManager::set_traffic_hints(routing::TrafficLoad load, uint64_t genera
   for (Guid g : at) mark_dirty(g, fmt::format("traffic hints round {}", generation));
 }
 
-void SubnetManager::apply_traffic(const Topology& over) {
-  const bool round = !routed_ || routed_->hints_generation != hints_generation_;
-  if (pins_.empty() && (!round || traffic_.empty())) {
-    if (round && routed_) count_moves(over);  // hints given back: the engine's routes again
-    return;
-  }
-  routing::RoutingTables t = *tables_;
-  std::vector<routing::Pin> pins;
-  for (const auto& [key, port] : pins_) pins.push_back(routing::Pin{key.first, mad::Lid(key.second), port});
-  routing::apply_pins(over, t, pins);
-  if (round && !traffic_.empty()) {
-    if (!t.has_alternatives()) {
-      log_.info(code::no_alternatives, "sweep {}: traffic hints {}: the {} tables offer no other equally good ports: nothing moves",
-                report_.number, hints_generation_, report_.engine);
-    } else {
-      routing::Retuned r = routing::retune_routes(over, t, traffic_);
-      for (const routing::Pin& p : r.moved) pins_[{p.sw, p.lid.value()}] = p.port;
-      for (const std::string& n : r.notes) log_.debug(code::hot_channel_kept, "sweep {}: traffic hints: {}", report_.number, n);
-      t = std::move(r.tables);
-    }
-  }
-  tables_ = std::make_shared<const routing::RoutingTables>(std::move(t));
-  report_.hinted_links = traffic_.hot.size();
-  if (round && routed_) count_moves(over);
-}
-
-void SubnetManager::count_moves(const Topology& over) {
-  const Topology& before = *routed_->topo;
-  const routing::RoutingTables& old_t = *routed_->tables;
-  const routing::RoutingTables& new_t = *tables_;
-  const uint16_t top = std::min(old_t.max_lid().value(), new_t.max_lid().value());
-  std::vector<bool> moved(top + 1u, false);
-  size_t entries = 0;
-  for (NodeId sw : over.switches()) {
-    const auto was = before.find(over.node(sw).guid);
-    if (!was || !old_t.has_table(*was) || !new_t.has_table(sw)) continue;
-    const auto a = old_t.lft(*was), b = new_t.lft(sw);
-    for (uint16_t lid = 1; lid <= top; ++lid)
-      if (a[lid] != b[lid]) {
-        ++entries;
-        moved[lid] = true;
-      }
-  }
-  report_.moved_entries = entries;
-  report_.moved_destinations = static_cast<size_t>(std::count(moved.begin(), moved.end(), true));
+// What the route did with the hints (route_job.h): logged, and its pins kept unless the hints
+// changed while it routed (the sweep they asked for routes with the new ones).
+void SubnetManager::note_traffic(const RouteOutput& r) {
+  if (r.hints_applied) report_.hinted_links = traffic_.hot.size();
+  if (r.no_alternatives)
+    log_.info(code::no_alternatives, "sweep {}: traffic hints {}: the {} tables offer no other equally good ports: nothing moves",
+              report_.number, hints_generation_, report_.engine);
+  for (const std::string& n : r.hint_notes) log_.debug(code::hot_channel_kept, "sweep {}: traffic hints: {}", report_.number, n);
+  if (report_.hints_generation == hints_generation_) pins_ = r.pins;
+  if (!r.moved) return;
+  report_.moved_destinations = r.moved->first;
+  report_.moved_entries = r.moved->second;
   log_.info(code::routes_moved, "sweep {}: traffic hints {}: {} hot channel(s), {} pinned: {} destination(s) moved, {} LFT entries",
-            report_.number, hints_generation_, traffic_.hot.size(), pins_.size(), report_.moved_destinations, entries);
+            report_.number, hints_generation_, traffic_.hot.size(), pins_.size(), report_.moved_destinations,
+            report_.moved_entries);
 }
 
 }  // namespace sm

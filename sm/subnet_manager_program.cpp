@@ -3,6 +3,8 @@
 // QosWriter, with qos on), then the multicast forwarding tables, then finish().
 #include "sm/subnet_manager.h"
 
+#include <utility>
+
 namespace sm {
 
 void SubnetManager::program() {
@@ -11,12 +13,31 @@ void SubnetManager::program() {
   phase_ = "programming";
   const Topology& t = *topo_;
   const Lid sm_lid = t.port(t.sm_node(), t.sm_port()).lid;
-  forget_reset_ports(pkey_memory_, model_);  // before the Programmer records its Sets
-  forget_reset_qos(qos_memory_, model_);
-  programmer_ = std::make_unique<Programmer>(client_, log_, lft_memory_, model_);
   const bool verify = report_.heavy && std::exchange(verify_next_heavy_, false);
-  programmer_->start(topo_, tables_, sm_lid, qos_port_policy(cfg_.ports, cfg_.qos), [this] { after_programming(); },
-                     verify);
+  // The plans read the model, the memories and the keys: on the worker, the model and the
+  // memories borrowed (nothing on the loop changes them while it is busy: traps wait). Keys
+  // derived from a secret are copied: SMPs sent meanwhile fill their cache.
+  const mkey::KeyRing* live = client_.keys();
+  auto copy = live && live->derives() ? std::make_shared<const mkey::KeyRing>(*live) : nullptr;
+  post_job<ProgramPlans>("planning",
+      [topo = topo_, tables = tables_, &model = std::as_const(model_), &memory = std::as_const(lft_memory_),
+       &pkeys = pkey_memory_, &qos = qos_memory_, sm_lid, policy = qos_port_policy(cfg_.ports, cfg_.qos), verify,
+       copy, keys = copy ? copy.get() : live] {
+        forget_reset_ports(pkeys, model);  // before the Programmer records its Sets
+        forget_reset_qos(qos, model);
+        return plan_programming(*topo, *tables, model, memory, sm_lid, policy, verify, keys);
+      },
+      [this](ProgramPlans plans) { start_programming(std::move(plans)); });
+}
+
+void SubnetManager::start_programming(ProgramPlans plans) {
+  if (!master_) {  // stood by while the worker planned
+    if (std::exchange(forget_tables_, false)) lft_memory_.clear();
+    finish_walk(fmt::format("{} while planning: configured by another SM", mad::sm_state_name(ha_.state())));
+    return;
+  }
+  programmer_ = std::make_unique<Programmer>(client_, log_, lft_memory_, model_);
+  programmer_->start(topo_, tables_, std::move(plans), [this] { after_programming(); });
 }
 
 // Nodes a Set failed on: the retry re-reads and programs just those (unless LIDs ran out,
@@ -55,8 +76,22 @@ void SubnetManager::program_partitions(bool ok) {
     return;
   }
   const double started_ms = clock_.sweep().wall_ms;
+  post_job<PKeyPlan>(
+      "P_Key planning",
+      [topo = topo_, &model = std::as_const(model_), &memory = std::as_const(pkey_memory_), partitions = cfg_.partitions] {
+        return plan_pkeys(*topo, model, memory, partitions);
+      },
+      [this, ok, started_ms](PKeyPlan plan) { write_pkeys(std::move(plan), ok, started_ms); });
+}
+
+void SubnetManager::write_pkeys(PKeyPlan plan, bool ok, double started_ms) {
+  if (!master_) {  // stood by while the worker planned
+    pkey_memory_.clear();
+    finish(ok, ok ? "" : "programming failed on some nodes");
+    return;
+  }
   pkey_writer_ = std::make_unique<PKeyWriter>(client_, log_, pkey_memory_, model_);
-  pkey_writer_->start(topo_, cfg_.partitions, [this, ok, started_ms] {
+  pkey_writer_->start(topo_, std::move(plan), [this, ok, started_ms] {
     report_.pkeys = pkey_writer_->stats();
     const PKeyStats& s = report_.pkeys;
     const double ms = clock_.sweep().wall_ms - started_ms;

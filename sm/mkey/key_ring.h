@@ -40,6 +40,8 @@ class KeyRing {
   void configure(uint64_t key, Secret secret);
 
   bool protects() const { return key_ != 0 || !secret_.empty(); }
+  // Per-port keys from a secret: own_key() fills a cache (not safe to share across threads).
+  bool derives() const { return !secret_.empty(); }
   bool per_port() const { return !secret_.empty(); }
   // The key this SM gives the port (what it writes into PortInfo.M_Key).
   uint64_t own_key(Guid port) const;

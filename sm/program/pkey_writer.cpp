@@ -9,12 +9,11 @@
 
 namespace sm {
 
-void PKeyWriter::start(std::shared_ptr<const Topology> topo, const PartitionSet& partitions,
-                       std::function<void()> done) {
+void PKeyWriter::start(std::shared_ptr<const Topology> topo, PKeyPlan plan, std::function<void()> done) {
   topo_ = std::move(topo);
   done_ = std::move(done);
   stats_ = {};
-  plan_ = plan_pkeys(*topo_, model_, memory_, partitions);
+  plan_ = std::move(plan);
   for (const auto& [enforcement, what] : plan_.warnings)
     if (warn_log_.allow()) {
       if (enforcement) log_.warn(code::pkey_no_enforcement, "P_Keys: {}", what);

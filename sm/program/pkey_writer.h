@@ -32,7 +32,8 @@ class PKeyWriter {
       : client_(client), log_(log), memory_(memory), model_(model), sender_(client.transactions()) {}
 
   // The topology is kept until `done` runs.
-  void start(std::shared_ptr<const Topology> topo, const PartitionSet& partitions, std::function<void()> done);
+  // `plan` from plan_pkeys() over the same topology (on the worker: it grows with the fabric).
+  void start(std::shared_ptr<const Topology> topo, PKeyPlan plan, std::function<void()> done);
   const PKeyStats& stats() const { return stats_; }
   bool ok() const { return stats_.failures == 0; }
   // The nodes a read or Set failed on.

@@ -10,15 +10,22 @@ namespace {
 constexpr int kAttempts = 3;  // per port Set, on top of the transaction layer's own resends
 }  // namespace
 
+ProgramPlans plan_programming(const Topology& topo, const routing::RoutingTables& tables, const FabricModel& model,
+                              const LftMemory& memory, Lid sm_lid, const PortPolicy& policy, bool verify,
+                              const mkey::KeyRing* keys) {
+  return ProgramPlans{plan_lfts(topo, tables, model, memory, policy, verify, keys),
+                      plan_ports(topo, model, sm_lid, policy, keys, &tables)};
+}
+
 void Programmer::start(std::shared_ptr<const Topology> topo, std::shared_ptr<const routing::RoutingTables> tables,
-                       Lid sm_lid, const PortPolicy& policy, std::function<void()> done, bool verify) {
+                       ProgramPlans plans, std::function<void()> done) {
   topo_ = std::move(topo);
   tables_ = std::move(tables);
   done_ = std::move(done);
   stats_ = {};
   tampered_.clear();
-  lfts_ = plan_lfts(*topo_, *tables_, model_, memory_, policy, verify, client_.keys());
-  ports_ = plan_ports(*topo_, model_, sm_lid, policy, client_.keys(), tables_.get());
+  lfts_ = std::move(plans.lfts);
+  ports_ = std::move(plans.ports);
   for (const LftPlan::MemoryEdit& e : lfts_.memory) {
     SwitchMemory& m = memory_of(e.sw);
     if (e.forget) m.block_hash.assign(e.blocks, 0);

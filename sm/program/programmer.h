@@ -37,14 +37,25 @@ struct ProgramStats {
 // writes the tables), rewritten.
 using Tampered = std::map<Guid, std::vector<uint32_t>>;
 
+// What a sweep writes, planned against what the model and the memory say the hardware holds:
+// a pure function of them (they must not change while it runs), so it runs off the loop.
+struct ProgramPlans {
+  LftPlan lfts;
+  PortPlan ports;
+};
+ProgramPlans plan_programming(const Topology& topo, const routing::RoutingTables& tables, const FabricModel& model,
+                              const LftMemory& memory, Lid sm_lid, const PortPolicy& policy, bool verify,
+                              const mkey::KeyRing* keys);
+
 class Programmer {
  public:
   Programmer(SmpClient& client, Logger& log, LftMemory& memory, FabricModel& model)
       : client_(client), log_(log), memory_(memory), model_(model), sender_(client.transactions()) {}
 
   // The topology carries the LIDs to set; both it and the tables are kept until `done` runs.
+  // `plans` from plan_programming() over the same topology and tables.
   void start(std::shared_ptr<const Topology> topo, std::shared_ptr<const routing::RoutingTables> tables,
-             Lid sm_lid, const PortPolicy& policy, std::function<void()> done, bool verify = false);
+             ProgramPlans plans, std::function<void()> done);
   const ProgramStats& stats() const { return stats_; }
   bool ok() const { return stats_.failures == 0; }
   // The nodes a Set failed on: what a retry re-reads and programs again.

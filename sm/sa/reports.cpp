@@ -34,14 +34,29 @@ mad::Notice Reporter::gid_notice(uint16_t trap, Guid port) const {
   return n;
 }
 
-void Reporter::on_index(const Index* before, std::shared_ptr<const Index> after) {
-  index_ = std::move(after);
-  if (!before || !index_) return;
-  std::vector<Guid> gone, came;
+Reporter::Changes Reporter::changes(const Index* before, const Index& after) {
+  Changes c;
+  if (!before) return c;
   for (const Endport& e : before->endports())
-    if (!index_->by_guid(e.guid)) gone.push_back(e.guid);
-  for (const Endport& e : index_->endports())
-    if (!before->by_guid(e.guid)) came.push_back(e.guid);
+    if (!after.by_guid(e.guid)) c.gone.push_back(e.guid);
+  for (const Endport& e : after.endports())
+    if (!before->by_guid(e.guid)) c.came.push_back(e.guid);
+  return c;
+}
+
+void Reporter::on_index(const Index* before, std::shared_ptr<const Index> after) {
+  if (!before || !after) {
+    index_ = std::move(after);
+    return;
+  }
+  const Changes c = changes(before, *after);
+  on_index(std::move(after), c);
+}
+
+void Reporter::on_index(std::shared_ptr<const Index> after, const Changes& c) {
+  index_ = std::move(after);
+  const std::vector<Guid>& gone = c.gone;
+  const std::vector<Guid>& came = c.came;
   // A port gone takes its subscriptions along first: nothing is reported to it.
   for (Guid g : gone)
     if (size_t n = subs_.drop_subscriber(mad::Gid(cfg_.subnet_prefix, g.value())))

@@ -36,6 +36,13 @@ class Reporter {
   // 65 for the reverse (a port gone also loses its subscriptions). `before` null: this SM has
   // no earlier view of the subnet (just started, or just became master), nothing to compare.
   void on_index(const Index* before, std::shared_ptr<const Index> after);
+  // The end ports gone from and come into `after` since `before` (none without a before):
+  // what on_index reports, found apart (off the loop) for the largest fabrics.
+  struct Changes {
+    std::vector<Guid> gone, came;
+  };
+  static Changes changes(const Index* before, const Index& after);
+  void on_index(std::shared_ptr<const Index> after, const Changes& changes);
   // A notice the SM received (a trap): forwarded to the matching subscribers.
   void on_notice(const mad::Notice& n);
   // A ReportResp (class 0x03, method 0x86): the Report with its TID is done.
