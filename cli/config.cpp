@@ -87,6 +87,10 @@ const std::vector<Option>& table() {
       num("activity_stall_polls", "answers in a row with an unchanged ActCount before the master counts as hung",
           1, 100, [](DaemonConfig& c, int64_t v) { c.sm.ha.stall_polls = static_cast<int>(v); },
           [](const DaemonConfig& c) { return c.sm.ha.stall_polls; }),
+      num("sminfo_confirm_timeout", "ms a standby waits for one more SMInfo answer after polling_retry_number "
+          "misses before it takes over (a busy master is not a dead one; adds this to a real failover); 0 = none",
+          0, 60000, [](DaemonConfig& c, int64_t v) { c.sm.ha.confirm_timeout = ms(v); },
+          [](const DaemonConfig& c) { return as_ms(c.sm.ha.confirm_timeout); }),
       // Sweeps and routing
       num("sweep_interval", "seconds between light sweeps; 0 = none (traps still react)", 0, 86400,
           [](DaemonConfig& c, int64_t v) { c.sm.sweep_interval = std::chrono::seconds(v); },
@@ -98,6 +102,10 @@ const std::vector<Option>& table() {
       num("lft_verify_max_blocks", "at most this many LFT blocks read back per light sweep", 1, 10000000,
           [](DaemonConfig& c, int64_t v) { c.sm.lft_verify_max = static_cast<size_t>(v); },
           [](const DaemonConfig& c) { return static_cast<int64_t>(c.sm.lft_verify_max); }),
+      num("worker_timeout", "seconds a routing (or planning) job off the event loop may take; past it the SM "
+          "logs E0410, steps down for a standby and exits (systemd restarts it)", 1, 86400,
+          [](DaemonConfig& c, int64_t v) { c.sm.worker_timeout = std::chrono::seconds(v); },
+          [](const DaemonConfig& c) { return std::chrono::duration_cast<std::chrono::seconds>(c.sm.worker_timeout).count(); }),
       {"routing_engine", [] {  // the registry's engines, each with its line
          static const std::string help = [] {
            std::vector<std::string> engines;

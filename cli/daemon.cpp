@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
+#include <thread>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -49,6 +51,26 @@ void log_config_notes(sm::Logger& log, const DaemonConfig& cfg) {
   for (const std::string& n : cfg.notes) log.warn(sm::code::config_notes, "{}", n);
 }
 extern "C" void on_hup_signal(int) { g_reload.store(true); }
+
+// For the drills only (tests/ibsim/ha_busy.sh): FABRICSM_TEST_ROUTING_DELAY=N:MS makes every
+// routing from the Nth on take MS milliseconds longer on the worker (a slow or, with a huge MS,
+// a hung engine). Malformed: ignored, with a warning.
+std::function<void()> test_routing_delay(sm::Logger& log) {
+  const char* v = std::getenv("FABRICSM_TEST_ROUTING_DELAY");
+  if (!v || !*v) return nullptr;
+  unsigned from = 0;
+  unsigned long long ms = 0;
+  if (std::sscanf(v, "%u:%llu", &from, &ms) != 2) {
+    log.warn(sm::code::config_notes, "FABRICSM_TEST_ROUTING_DELAY={}: not N:MS, ignored", v);
+    return nullptr;
+  }
+  log.warn(sm::code::config_notes, "test only: routing from the {}th on takes {} ms longer (FABRICSM_TEST_ROUTING_DELAY)",
+           from, ms);
+  auto count = std::make_shared<std::atomic<unsigned>>(0);
+  return [count, from, ms] {
+    if (count->fetch_add(1) + 1 >= from) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  };
+}
 
 void install_signal_handlers() {
   struct sigaction sa {};
@@ -244,6 +266,13 @@ void Daemon::reload() {
 bool Daemon::tick() {
   const sm::SubnetManager& m = service_->manager();
   const auto now = std::chrono::steady_clock::now();
+  // A job on the worker hung (worker_timeout): the SM stepped down; once the standby has the
+  // subnet (or after the handover wait) the daemon ends with an error, for systemd to restart
+  // it with a thread of its own stuck no more.
+  if (m.wedged()) {
+    if (!stop_by_) stop_by_ = now + kHandoverWait;
+    if (m.state() != mad::SmState::master || now >= *stop_by_) return true;
+  }
   if (g_stop.load() != 0) {
     if (stop_by_) return m.state() != mad::SmState::master || now >= *stop_by_;
     // A master with a standby hands the subnet over first, so the standby does not have to
@@ -308,6 +337,7 @@ int Daemon::run() {
   ctx_ = StatusContext{.port = p, .config_file = a_.config_file, .db_path = a_.cfg.db_path,
                        .started = std::chrono::steady_clock::now()};
 
+  a_.cfg.sm.routing_hook = test_routing_delay(log_);
   auto svc = service::Service::create(
       *transport_, service::Config{.sm = a_.cfg.sm, .db_path = a_.cfg.db_path, .on_corrupt = a_.cfg.on_corrupt_db, .db_group = a_.cfg.db_gid,
                                    .store_thread = true, .perf = a_.cfg.perf, .adapt = a_.cfg.adapt, .imported_lids = a_.cfg.imported_lids},
@@ -336,6 +366,10 @@ int Daemon::run() {
   int rc = 0;
   if (!loop) {
     log_.error(sm::code::transport_failed, "transport failed: {}", loop.error().message);
+    rc = 1;
+  } else if (m.wedged()) {
+    log_.error(sm::code::wedged_exit, "exiting: a job of the SM's worker did not end (code 410); the SM stepped "
+               "down ({}); under systemd, Restart= starts it again", mad::sm_state_name(m.state()));
     rc = 1;
   } else if (const int sig = g_stop.load(); sig != 0) {
     log_.info(sm::code::stopping, "stopping on {}", sig == SIGINT ? "SIGINT" : "SIGTERM");

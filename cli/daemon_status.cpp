@@ -73,6 +73,9 @@ std::string status_json(const service::Service& svc, const StatusContext& c) {
                      {"smps", r.smps_sent}, {"ms", rounded(r.total.wall_ms, 1)}});
   j["last_sweep"] = std::move(last);
   j["peers"] = std::move(peers);
+  const service::LoopFigures& l = svc.loop_figures();
+  j["loop"] = {{"turns", l.turns}, {"longest_ms", rounded(l.longest_ms, 2)}, {"longest_doing", l.longest_doing},
+               {"p99_ms", rounded(l.p99_ms(), 2)}, {"over_50ms", l.long_turns}};
   return json_text(j);
 }
 
@@ -92,6 +95,9 @@ std::string status_text(const service::Service& svc, const StatusContext& c) {
                      r.number, r.heavy ? "heavy" : "incremental", r.trigger, r.up ? "up" : r.failure, r.switches,
                      r.cas, r.max_lid, r.engine.empty() ? "-" : r.engine, r.program.lft_blocks_written, r.smps_sent,
                      r.total.wall_ms);
+  const service::LoopFigures& l = svc.loop_figures();
+  s += fmt::format("loop      {} turns, longest {:.1f} ms ({}), p99 {:.2f} ms, {} over 50 ms\n", l.turns, l.longest_ms,
+                   l.longest_doing.empty() ? "-" : l.longest_doing, l.p99_ms(), l.long_turns);
   s += fmt::format("store     {}: {} commits, last {:.1f} ms{}\n", c.db_path, st.commits, st.last_commit_ms,
                    st.error.empty() ? "" : ", last error: " + st.error);
   if (!c.config_file.empty()) s += fmt::format("config    {}\n", c.config_file);

@@ -9,7 +9,7 @@ namespace cli {
 bool restart_only(const std::string& key) {
   static const std::set<std::string> keys = {
       "ca", "port", "guid", "sm_priority", "sm_key", "sticky_master", "sminfo_polling_timeout",
-      "polling_retry_number", "activity_stall_polls", "max_wire_smps", "transaction_timeout",
+      "polling_retry_number", "activity_stall_polls", "sminfo_confirm_timeout", "max_wire_smps", "transaction_timeout",
       "transaction_retries", "db_path", "on_corrupt_db", "db_group", "control_socket", "lmc",
       "metrics_listen", "perfmgr_max_outstanding_queries", "guid2lid_file", "log_file",
       "accum_log_file", "log_max_size", "daemon", "m_key", "m_key_lease_period", "m_key_protection_level",

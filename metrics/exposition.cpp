@@ -21,6 +21,14 @@ void Histogram::observe(double v) {
   ++count_;
 }
 
+void Histogram::assign(std::vector<uint64_t> counts, double sum) {
+  counts.resize(bounds_.size() + 1, 0);
+  counts_ = std::move(counts);
+  sum_ = sum;
+  count_ = 0;
+  for (uint64_t c : counts_) count_ += c;
+}
+
 std::vector<double> duration_buckets() {
   return {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
 }

@@ -32,6 +32,8 @@ class Histogram {
  public:
   explicit Histogram(std::vector<double> bounds);
   void observe(double v);
+  // Counted elsewhere (per bucket, not cumulative, bounds().size() + 1 of them): taken as they are.
+  void assign(std::vector<uint64_t> counts, double sum);
   const std::vector<double>& bounds() const { return bounds_; }
   // Per bucket (not cumulative), bounds().size() + 1 of them: the last is above every bound.
   const std::vector<uint64_t>& counts() const { return counts_; }

@@ -61,6 +61,12 @@ void SmCollector::on_perf(const sm::perfmgr::Snapshot& p) {
   acc_.perf_seconds.observe(p.sweep.duration_ms / 1000.0);
 }
 
+std::vector<double> loop_buckets() {
+  std::vector<double> b;
+  for (double ms : service::LoopFigures::kBounds) b.push_back(ms / 1000.0);
+  return b;
+}
+
 SmFigures SmCollector::figures(const service::Service* svc) const {
   SmFigures f = acc_;
   if (!svc) return f;
@@ -76,6 +82,10 @@ SmFigures SmCollector::figures(const service::Service* svc) const {
   f.store_commits = svc->store_status().commits;
   f.store_failed_commits = svc->store_status().failed_commits;
   f.store_last_commit_ms = svc->store_status().last_commit_ms;
+  const service::LoopFigures& l = svc->loop_figures();
+  f.loop_seconds.assign(std::vector<uint64_t>(l.buckets.begin(), l.buckets.end()), l.total_ms / 1000.0);
+  f.loop_longest_ms = l.longest_ms;
+  f.loop_long_turns = l.long_turns;
   return f;
 }
 
@@ -123,6 +133,14 @@ void write_sm(Writer& w, const SmFigures& f) {
   w.family("fabricsm_ha_events", Type::counter,
            "HA events by kind (master_lost: a standby saw its master go, a failover began)");
   for (size_t k = 0; k < kHaKinds; ++k) w.sample({{"kind", ha_kind_name(k)}}, f.ha_events[k]);
+
+  w.family("fabricsm_loop_turn_duration_seconds", Type::histogram,
+           "wall time of the SM's event loop turns: a MAD (an SMInfo poll, an SA query) arriving in one waits for its end");
+  w.histogram({}, f.loop_seconds);
+  one(w, "fabricsm_loop_turn_longest_seconds", Type::gauge, "the longest turn of the event loop since start",
+      f.loop_longest_ms / 1000.0);
+  one(w, "fabricsm_loop_turns_long", Type::counter, "event loop turns over 50 ms (each logged, code 133)",
+      f.loop_long_turns);
 
   one(w, "fabricsm_mkey_violations", Type::counter,
       "M_KeyViolations counted by ports that hold this SM's M_Key (SMPs with a wrong key reached them)",

@@ -36,6 +36,9 @@ struct SweepFigures {
   Histogram seconds{duration_buckets()};
 };
 
+// Seconds, the loop timer's bucket bounds (0.1 ms to 5 s).
+std::vector<double> loop_buckets();
+
 struct SmFigures {
   // SMInfo as the SM answers it now, and SUBNET UP.
   mad::SmState state = mad::SmState::not_active;
@@ -60,6 +63,10 @@ struct SmFigures {
   uint64_t perf_sweeps_seen = 0;
   uint64_t perf_ports_read = 0, perf_queries = 0, perf_timeouts = 0, perf_clears = 0;
   Histogram perf_seconds{duration_buckets()};
+  // The event loop's turns (service/loop_timer.h): how long a MAD may wait to be answered.
+  Histogram loop_seconds{loop_buckets()};
+  double loop_longest_ms = 0;
+  uint64_t loop_long_turns = 0;
 };
 
 class SmCollector {
