@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
                 tables.error().message.c_str());
     return 0;
   }
-  std::printf("%-13s %-16s switches %5zu CAs %6zu max LID %5u  build %6.2f s  route %6.2f s  "
+  std::printf("%-13s %-16s switches %5zu CAs %6zu max LID %5u  build %6.2f s  route %7.3f s  "
               "peak RSS %5ld MB (before routing %5ld MB)  unrouted CA pairs %lu  VLs %u\n",
               engine_name.c_str(), fabric_name.c_str(), topo.switches().size(), topo.cas().size(),
               tables->max_lid().value(), secs(t0, t1), secs(t1, t2), peak_rss_mb(), rss_before,
