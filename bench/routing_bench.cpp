@@ -79,11 +79,22 @@ int main(int argc, char** argv) {
                 tables.error().message.c_str());
     return 0;
   }
-  std::printf("%-13s %-16s switches %5zu CAs %6zu max LID %5u  build %6.2f s  route %6.2f s  "
+  std::printf("%-13s %-16s switches %5zu CAs %6zu max LID %5u  build %6.2f s  route %7.3f s  "
               "peak RSS %5ld MB (before routing %5ld MB)  unrouted CA pairs %lu  VLs %u\n",
               engine_name.c_str(), fabric_name.c_str(), topo.switches().size(), topo.cas().size(),
               tables->max_lid().value(), secs(t0, t1), secs(t1, t2), peak_rss_mb(), rss_before,
               static_cast<unsigned long>(tables->diagnostics().unrouted_ca_pairs), tables->vls_used());
+  // The tables' fingerprint (FNV-1a over every switch's LFT and SLs in NodeId order), so that a
+  // faster engine can be shown to compute the same tables bit for bit.
+  uint64_t h = 0xcbf29ce484222325ull;
+  const auto mix = [&](uint8_t b) { h = (h ^ b) * 0x100000001b3ull; };
+  for (fabric::NodeId sw : topo.switches()) {
+    for (uint8_t b : tables->lft(sw)) mix(b);
+    if (tables->has_sls())
+      for (uint32_t l = 0; l <= tables->max_lid().value(); ++l)
+        mix(tables->sl(sw, mad::Lid(static_cast<uint16_t>(l))));
+  }
+  std::printf("  tables %016llx\n", static_cast<unsigned long long>(h));
   if (!tables->diagnostics().notes.empty()) std::printf("  %s\n", tables->diagnostics().notes.front().c_str());
   if (metrics) {
     std::vector<std::span<const uint8_t>> lfts(topo.node_count());

@@ -53,9 +53,19 @@ class Chooser {
     return best;
   }
 
-  // An entry the engine chose: count it.
+  // An entry the engine chose: count it. The run survives (ftree's presets come between the
+  // picks of a run): a port outside the run's list changes none of its loads, and one at the
+  // least load leaves the mask, which is all a fresh refill() would do.
   void keep(uint8_t port, bool spread) {
-    run_cand_ = {};
+    if (!run_cand_.empty()) {
+      const auto it = std::find(run_cand_.begin(), run_cand_.end(), port);
+      if (it != run_cand_.end()) {
+        const size_t i = static_cast<size_t>(it - run_cand_.begin());
+        run_mask_[i / 64] &= ~(uint64_t{1} << (i % 64));
+        if (run_mask_[0] == 0 && run_mask_[1] == 0 && run_mask_[2] == 0 && run_mask_[3] == 0)
+          run_cand_ = {};
+      }
+    }
     ++load_[port];
     if (spread) {
       used_.set(port);
@@ -148,7 +158,10 @@ void fill_tables(const FabricView& fv, const CandidateFn& candidates, const Fill
   std::vector<CandidateLists> scratch(worker_count(n, opts.threads));
   std::vector<std::vector<UnroutedPair>> unrouted(n);
   std::vector<uint64_t> fallbacks(n, 0);
-  std::vector<std::vector<uint8_t>> fb(scratch.size());
+  // Per worker: the last fallback list picked from, and the next one. Consecutive equal
+  // lists (a top switch toward the other columns' tops) keep one buffer, so the fill's run
+  // goes on over them instead of starting again per destination (the picks are the same).
+  std::vector<std::vector<uint8_t>> fb(scratch.size()), fb_next(scratch.size());
   if (opts.alternatives) tables.reserve_alternatives();
 
   parallel_for(n, opts.threads, [&](size_t si, unsigned w) {
@@ -174,8 +187,11 @@ void fill_tables(const FabricView& fv, const CandidateFn& candidates, const Fill
       const auto cand = cl.of(d.sw);
       // Outside the rule only where no CA traffic can arrive (see SwitchFallback).
       if (cand.empty() && opts.fallback && (d.out == 0 || no_cas) &&
-          opts.fallback->candidates(fv, s, d.sw, fb[w])) {
-        choose.forget_run();  // fb[w] is reused: its pointer names no list
+          opts.fallback->candidates(fv, s, d.sw, fb_next[w])) {
+        if (fb_next[w] != fb[w]) {
+          fb[w].swap(fb_next[w]);
+          choose.forget_run();  // a buffer's pointer names no one list
+        }
         entry = choose.pick(fb[w], kNoSw, d.lmc > 0);
         if (d.path == 0) ++fallbacks[s];
         continue;

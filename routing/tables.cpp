@@ -6,12 +6,16 @@
 
 #include <map>
 
+#include "routing/parallel.h"
+
 namespace routing {
 
-RoutingTables::RoutingTables(const fabric::Topology& topo, mad::Lid max_lid)
+RoutingTables::RoutingTables(const fabric::Topology& topo, mad::Lid max_lid, unsigned threads)
     : max_lid_(max_lid), lft_(topo.node_count()) {
-  for (fabric::NodeId sw : topo.switches())
-    lft_[sw].assign(static_cast<size_t>(max_lid.value()) + 1, kNoRoute);
+  const auto switches = topo.switches();
+  parallel_for(switches.size(), threads, [&](size_t i, unsigned) {
+    lft_[switches[i]].assign(static_cast<size_t>(max_lid.value()) + 1, kNoRoute);
+  }, 64);
 }
 
 std::span<const uint8_t> RoutingTables::alternatives(fabric::NodeId sw, mad::Lid dst) const {

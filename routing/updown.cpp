@@ -103,9 +103,16 @@ bool SwitchFallback::candidates(const FabricView& fv, SwIdx s, SwIdx t,
   const size_t i = static_cast<size_t>(row_of_[t]);
   const uint8_t mine = hops_[s * need_ + i];
   if (mine == HopSearch<uint8_t>::kFar || mine == 0) return false;
-  for (const Arc& a : fv.arcs(s))
-    if (hops_[a.to * need_ + i] + 1 == mine) out.push_back(a.port);
-  return !out.empty();
+  // Branch-free into a buffer, as updown_candidates: 1.5 million calls at 43,011 nodes.
+  std::array<uint8_t, 256> buf;
+  size_t m = 0;
+  const uint8_t* col = hops_.data() + i;
+  for (const Arc& a : fv.arcs(s)) {
+    buf[m] = a.port;
+    m += col[a.to * need_] + 1 == mine ? 1 : 0;
+  }
+  out.assign(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(m));
+  return m > 0;
 }
 
 void updown_candidates(const FabricView& fv, const Orientation& o, const UpDownCosts& costs,
