@@ -55,17 +55,16 @@ extern "C" void on_hup_signal(int) { g_reload.store(true); }
 // For the drills only (tests/ibsim/ha_busy.sh): FABRICSM_TEST_ROUTING_DELAY=N:MS makes every
 // routing from the Nth on take MS milliseconds longer on the worker (a slow or, with a huge MS,
 // a hung engine). Malformed: ignored, with a warning.
-std::function<void()> test_routing_delay(sm::Logger& log) {
+std::function<void()> test_routing_delay(std::vector<std::string>& notes) {
   const char* v = std::getenv("FABRICSM_TEST_ROUTING_DELAY");
   if (!v || !*v) return nullptr;
   unsigned from = 0;
   unsigned long long ms = 0;
   if (std::sscanf(v, "%u:%llu", &from, &ms) != 2) {
-    log.warn(sm::code::config_notes, "FABRICSM_TEST_ROUTING_DELAY={}: not N:MS, ignored", v);
+    notes.push_back(fmt::format("FABRICSM_TEST_ROUTING_DELAY={}: not N:MS, ignored", v));
     return nullptr;
   }
-  log.warn(sm::code::config_notes, "test only: routing from the {}th on takes {} ms longer (FABRICSM_TEST_ROUTING_DELAY)",
-           from, ms);
+  notes.push_back(fmt::format("routing from the {}th on takes {} ms longer (FABRICSM_TEST_ROUTING_DELAY)", from, ms));
   auto count = std::make_shared<std::atomic<unsigned>>(0);
   return [count, from, ms] {
     if (count->fetch_add(1) + 1 >= from) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
@@ -337,7 +336,13 @@ int Daemon::run() {
   ctx_ = StatusContext{.port = p, .config_file = a_.config_file, .db_path = a_.cfg.db_path,
                        .started = std::chrono::steady_clock::now()};
 
-  a_.cfg.sm.routing_hook = test_routing_delay(log_);
+  std::vector<std::string> hooks;
+  a_.cfg.sm.routing_hook = test_routing_delay(hooks);
+  if (const char* v = std::getenv("FABRICSM_TEST_WORKER_INLINE"); v && std::string_view(v) == "1") {
+    a_.cfg.sm.inline_worker = true;  // the loop waits for its worker: the old, silent loop
+    hooks.push_back("the event loop waits for every worker job (FABRICSM_TEST_WORKER_INLINE)");
+  }
+  for (const std::string& h : hooks) log_.warn(sm::code::test_hook, "test only: {}", h);
   auto svc = service::Service::create(
       *transport_, service::Config{.sm = a_.cfg.sm, .db_path = a_.cfg.db_path, .on_corrupt = a_.cfg.on_corrupt_db, .db_group = a_.cfg.db_gid,
                                    .store_thread = true, .perf = a_.cfg.perf, .adapt = a_.cfg.adapt, .imported_lids = a_.cfg.imported_lids},

@@ -259,7 +259,7 @@ void Role::evaluate(Nanos now, PeerState& s, Output& out) {
 
 void Role::handed_over_to(Nanos now, Guid peer, Output& out) {
   if (!resigning_) return enter_standby(now, peer, out);
-  out.note(Note::Kind::state, "entering NotActive: stopping");
+  out.note(Note::Kind::state, stepping_down_ ? "entering NotActive: stepped down" : "entering NotActive: stopping");
   state_ = SmState::not_active;
   watched_ = Guid();
   out.act(Action::Kind::stand_by);

@@ -53,6 +53,7 @@ struct LogCode {
   X(log_file_failed, 132, error, event, "the log file could not be reopened")                           \
   X(loop_turn_long, 133, warn, quiet, "a turn of the event loop took over 50 ms, and what it was doing") \
   X(wedged_exit, 134, error, event, "the daemon exits: a job of its worker hung and the SM stepped down") \
+  X(test_hook, 135, warn, event, "a drill's test-only hook is on (FABRICSM_TEST_* in the environment)") \
   X(discovery_problem, 201, warn, event, "discovery met something wrong (a duplicate GUID, ...)")      \
   X(no_node_info, 202, warn, event, "discovery: no NodeInfo answer at a path")                         \
   X(no_switch_info, 203, warn, event, "discovery: no SwitchInfo answer from a switch")                 \

@@ -25,7 +25,8 @@ SubnetManager::SubnetManager(mad::Transport& transport, SmConfig cfg, Logger& lo
                                if (on_ha_note) on_ha_note(n);
                              }}),
       ha_(ha_host_, cfg_.ha),
-      worker_(Worker::Options{.wait = transport.clock().is_virtual()}) {
+      worker_(Worker::Options{.wait = transport.clock().is_virtual() || cfg_.inline_worker,
+                              .wait_limit = cfg_.worker_wait_limit}) {
   sweep_base_ = remembered.last_sweep;
 }
 

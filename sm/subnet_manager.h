@@ -93,6 +93,11 @@ struct SmConfig {
   // after this long is taken for hung: the SM says so and steps down, so that a standby takes
   // the subnet over.
   mad::Nanos worker_timeout = std::chrono::seconds(120);
+  // On virtual time the loop waits for a job this long (wall) at most, then lets time go on
+  // without it (a hung-engine drill in the simulator).
+  std::chrono::milliseconds worker_wait_limit{std::chrono::seconds(600)};
+  // Test-only: the loop waits for every job, as it did when all ran on it (the drills' negative control).
+  bool inline_worker = false;
   // Test-only: runs on the worker before each routing (a hook that never returns is a hung engine).
   std::function<void()> routing_hook;
 };

@@ -4,6 +4,8 @@
 // mismatch, split brain after a healed partition, MAD loss without a false takeover.
 #include <doctest/doctest.h>
 
+#include <atomic>
+#include <future>
 #include <map>
 
 #include "sim/netfile.h"
@@ -339,4 +341,42 @@ TEST_CASE("the drill: the same script gives the same figures, twice") {
   }
   CHECK(a.events[0].event == "kill");
   CHECK(a.events[0].lft_blocks == 0);
+}
+
+// A master whose routing never returns (a hung engine) answers SMInfo all along, with its
+// ActCount moving: no standby would notice. Its worker_timeout does: it steps down and hands
+// the subnet over, and the standby is master within seconds.
+TEST_CASE("hung routing: the master steps down at its worker_timeout and the standby takes over") {
+  std::promise<void> release;
+  std::shared_future<void> gate = release.get_future().share();
+  auto calls = std::make_shared<std::atomic<int>>(0);
+  std::vector<cli::DrillSm> d(2);
+  d[0].node = "H00000";
+  d[0].cfg.ha.priority = 10;
+  d[0].cfg.worker_timeout = 2s;
+  d[0].cfg.worker_wait_limit = 50ms;  // wall: then virtual time moves on without the job
+  d[0].cfg.routing_hook = [calls, gate] {
+    if (calls->fetch_add(1) >= 1) gate.wait();  // the bring-up routes; every later routing hangs
+  };
+  d[1].node = "H00064";
+  d[1].cfg.ha.priority = 5;
+  auto made = Cluster::create(load("ft3-r8.net"), {}, std::move(d), sm::Level::error);
+  REQUIRE(made);
+  Cluster& c = **made;
+  bring_up(c);
+  REQUIRE(c.masters() == std::vector<size_t>{0});
+  const mad::Nanos asked = c.now();
+  c.service(0).request_sweep("drill: a resweep whose routing hangs");
+  // The old master ends NotActive (its process would exit and be restarted).
+  REQUIRE(c.run_until([&] { return c.masters() == std::vector<size_t>{1} && c.sm(1).subnet_up() && !c.sm(1).sweeping(); }, 10s));
+  const double s = std::chrono::duration<double>(c.now() - asked).count();
+  MESSAGE("the standby is master " << s << " s after the resweep (worker_timeout 2 s)");
+  CHECK(s < 5);
+  CHECK(c.sm(0).wedged());
+  CHECK(c.sm(0).state() == mad::SmState::not_active);
+  bool said = false;
+  for (const std::string& l : c.log_lines(0)) said = said || l.find("E0410") != std::string::npos;
+  CHECK(said);
+  CHECK(routed(c));
+  release.set_value();
 }

@@ -1,0 +1,95 @@
+// The SM's worker (sm/worker.h) and the loop timer (service/loop_timer.h): results come back
+// on the loop only, wait mode blocks (and says how long), a hung job is abandoned and never
+// delivered, a wait has a limit; turns are bucketed with what they did, waits left out.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <future>
+#include <thread>
+
+#include "service/loop_timer.h"
+#include "sm/worker.h"
+
+using namespace std::chrono_literals;
+
+TEST_CASE("worker: the result runs on the loop's poll, not on the job's thread") {
+  sm::Worker w(sm::Worker::Options{});
+  const auto loop = std::this_thread::get_id();
+  std::thread::id ran_on, done_on;
+  int got = 0;
+  w.post<int>([&] { ran_on = std::this_thread::get_id(); return 42; },
+              [&](int v) { got = v; done_on = std::this_thread::get_id(); });
+  CHECK(w.busy());
+  CHECK_FALSE(w.waits());
+  for (int i = 0; i < 2000 && !w.poll(); ++i) std::this_thread::sleep_for(1ms);
+  CHECK(got == 42);
+  CHECK(ran_on != loop);
+  CHECK(done_on == loop);
+  CHECK_FALSE(w.busy());
+  CHECK_FALSE(w.poll());  // nothing more to deliver
+}
+
+TEST_CASE("worker: wait mode blocks in poll and reports the wait; a continuation may post again") {
+  sm::Worker w(sm::Worker::Options{.wait = true});
+  std::vector<int> order;
+  w.post<int>([] { std::this_thread::sleep_for(30ms); return 1; }, [&](int v) {
+    order.push_back(v);
+    w.post<int>([] { return 2; }, [&](int x) { order.push_back(x); });
+  });
+  CHECK(w.waits());
+  CHECK(w.poll());  // waited for the first; the second is posted
+  CHECK(w.busy());
+  CHECK(w.poll());
+  CHECK(order == std::vector<int>{1, 2});
+  CHECK(w.take_waited_ms() >= 25.0);
+  CHECK(w.take_waited_ms() == 0.0);
+}
+
+TEST_CASE("worker: a hung job is abandoned; its result never runs, the next job gets its own thread") {
+  sm::Worker w(sm::Worker::Options{.wait = true, .wait_limit = 20ms});
+  std::promise<void> release;
+  std::shared_future<void> gate = release.get_future().share();
+  bool delivered = false;
+  w.post<int>([gate] { gate.wait(); return 0; }, [&](int) { delivered = true; });
+  CHECK_FALSE(w.poll());  // waited its limit, then gave up waiting
+  CHECK_FALSE(w.waits());
+  CHECK(w.busy());
+  w.abandon();
+  CHECK_FALSE(w.busy());
+  int next = 0;
+  w.post<int>([] { return 7; }, [&](int v) { next = v; });
+  CHECK(w.poll());
+  CHECK(next == 7);
+  release.set_value();  // the abandoned thread ends; its result is dropped
+  std::this_thread::sleep_for(20ms);
+  CHECK_FALSE(w.poll());
+  CHECK_FALSE(delivered);
+}
+
+TEST_CASE("loop timer: turns bucketed, the longest says what it did, waits left out") {
+  service::LoopTimer t;
+  CHECK(t.end([] { return std::string("nothing"); }) == 0.0);  // no turn begun
+  for (int i = 0; i < 99; ++i) {
+    t.begin();
+    t.end([] { return std::string("idle"); });
+  }
+  t.begin();
+  std::this_thread::sleep_for(60ms);
+  const double ms = t.end([] { return std::string("sweep 3 routing"); });
+  CHECK(ms >= 55);
+  const service::LoopFigures& f = t.figures();
+  CHECK(f.turns == 100);
+  CHECK(f.long_turns == 1);
+  CHECK(f.longest_ms == doctest::Approx(ms));
+  CHECK(f.longest_doing == "sweep 3 routing");
+  CHECK(t.last_doing() == "sweep 3 routing");
+  uint64_t n = 0;
+  for (uint64_t b : f.buckets) n += b;
+  CHECK(n == 100);
+  CHECK(f.p99_ms() <= 1.0);  // 99 of the 100 turns were short
+  // A turn that spent its time waiting (virtual time standing still) counts only the rest.
+  t.begin();
+  std::this_thread::sleep_for(30ms);
+  t.exclude(30);
+  CHECK(t.end([] { return std::string("w"); }) < 5);
+}
