@@ -527,6 +527,12 @@ void SubnetManager::on_tick() {
   check_worker();
   if (!worker_.busy() && !held_traps_.empty())
     for (const mad::Packet& p : std::exchange(held_traps_, {})) on_trap(p, *mad::decode_smp(p.mad));
+  // Stood by while a job read the LFT memory (or the programmer wrote it): forgotten once
+  // neither does any more, whichever step of the sweep the standing by met.
+  if (forget_tables_ && !worker_.busy() && !programmer_) {
+    forget_tables_ = false;
+    lft_memory_.clear();
+  }
   tx_.on_tick();
   if (port_guid_.is_zero() && !worker_.busy()) learn_own_guid();
   ha_.on_tick();
