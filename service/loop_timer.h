@@ -31,12 +31,14 @@ class LoopTimer {
  public:
   static constexpr double kLongTurnMs = 50;
 
-  // A turn begins at its first MAD or at the tick, whichever comes first.
-  void begin() {
-    if (in_turn_) return;
+  // A turn begins at its first MAD or at the tick, whichever comes first; true when this call
+  // began it.
+  bool begin() {
+    if (in_turn_) return false;
     in_turn_ = true;
     start_ = std::chrono::steady_clock::now();
     excluded_ms_ = 0;
+    return true;
   }
   // Time inside the turn that was no work of the loop (the simulator's wait for a worker,
   // during which virtual time stands still), not counted.

@@ -1,6 +1,7 @@
 #include "service/service.h"
 
 #include <chrono>
+#include <utility>
 
 #include "sm/guid2lid.h"
 
@@ -13,8 +14,6 @@ constexpr auto kFlushEvery = std::chrono::seconds(2);
 // After a sweep of the SM's, no counter sweep starts for this long: its commit, and the hosts'
 // SA queries as their ports come up, go first.
 constexpr auto kPerfSettle = std::chrono::seconds(1);
-// While the indexer works, the loop looks for its end this often (a umad port cannot be woken).
-constexpr mad::Nanos kWorkerPoll = std::chrono::milliseconds(2);
 // Events kept in memory for the web view (the store keeps them all).
 constexpr size_t kRecentEvents = 2000;
 
@@ -304,14 +303,12 @@ void Service::reconfigure(const sm::SmConfig& next, const sm::perfmgr::Config& p
 }
 
 void Service::begin_turn() {
-  loop_.begin();
-  if (turn_mads_++ == 0) turn_began_ = manager_->progress().phase;
+  if (loop_.begin()) turn_began_ = manager_->progress().phase;
 }
 
 // A turn over LoopTimer::kLongTurnMs held every MAD that arrived meanwhile: said, with what it did.
 void Service::end_turn() {
-  const size_t mads = turn_mads_ > 0 ? turn_mads_ - 1 : 0;  // the tick counted itself
-  turn_mads_ = 0;
+  const size_t mads = std::exchange(turn_mads_, 0);
   const double ms = loop_.end([&] {
     const std::string_view now = manager_->progress().phase;
     const std::string sweep = manager_->sweeping() ? fmt::format("sweep {} ", manager_->last_sweep().number) : "";
@@ -325,6 +322,7 @@ void Service::end_turn() {
 
 void Service::on_mad(const mad::Packet& p) {
   begin_turn();
+  ++turn_mads_;
   if (p.mad[1] == mad::mgmt_class::perf && perf_->on_mad(p)) return;
   manager_->on_mad(p);
 }
@@ -448,7 +446,7 @@ std::optional<mad::Nanos> Service::next_deadline() const {
   };
   consider(sa_->next_deadline(!manager_->sweeping()));
   consider(reporter_->next_deadline());
-  if (indexer_.busy()) consider(transport_.clock().now() + (indexer_.waits() ? mad::Nanos(0) : kWorkerPoll));
+  consider(indexer_.next_poll(transport_.clock().now()));
   consider(services_->next_expiry());
   consider(perf_->next_deadline(perf_may_query(), perf_settle_until_));
   if (store_ && !manager_->sweeping()) consider(next_flush_);

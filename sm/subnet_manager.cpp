@@ -555,9 +555,8 @@ std::optional<mad::Nanos> SubnetManager::next_deadline() const {
     if (t && (!d || *t < *d)) d = t;
   };
   consider(ha_.next_deadline());
-  // The worker's end is seen at the next tick: at once where the tick waits for it (virtual
-  // time), else every 2 ms (a umad port cannot be woken by another thread).
-  if (worker_.busy()) consider(worker_.waits() ? now() : std::min(now() + std::chrono::milliseconds(2), job_due_));
+  // The worker's end is seen at the next tick (Worker::next_poll), its deadline at the latest.
+  if (auto p = worker_.next_poll(now())) consider(std::min(*p, job_due_));
   if (!sweeping_ && !light_ && !verifier_) {
     if (mc_ && master_ && up_ && mc_->wants_programming()) consider(now());
     consider(pending_.next_deadline(master_, up_));

@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <utility>
 
 #include "mad/transport.h"
 
@@ -47,6 +48,13 @@ class Worker {
   bool busy() const { return slot_ != nullptr; }
   // The next poll() waits for the job (wait mode, within its limit).
   bool waits() const { return slot_ && opts_.wait && !gave_up_waiting_; }
+  // When the loop should next poll(): none while idle; at once where poll() waits for the job;
+  // else every kPoll (a umad port cannot be woken by another thread).
+  static constexpr mad::Nanos kPoll = std::chrono::milliseconds(2);
+  std::optional<mad::Nanos> next_poll(mad::Nanos now) const {
+    if (!busy()) return std::nullopt;
+    return waits() ? now : now + kPoll;
+  }
   // Loop side: delivers a job that ended (waiting for it first in wait mode). True when a
   // continuation ran.
   bool poll();
