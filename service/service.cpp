@@ -281,8 +281,10 @@ void Service::indexed(Indexed built) {
   // Traps 64/65 for the end ports that came and went (found again if the SA's index changed meanwhile).
   if (built.before == index_) reporter_->on_index(ix, built.changes);
   else reporter_->on_index(index_.get(), ix);
-  index_ = ix;
-  sa_->set_index(std::move(ix));
+  sa_->set_index(ix);
+  // The last references to the index replaced (and to the subnet it was of): tens of ms to free.
+  reaper_.drop(std::exchange(index_, std::move(ix)));
+  reaper_.drop(std::move(built.before));
 }
 
 void Service::use_qos_policy(const sm::SmConfig& sm) {

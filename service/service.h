@@ -19,6 +19,7 @@
 #include "sm/log.h"
 #include "sm/multicast/multicast.h"
 #include "sm/perfmgr/perfmgr.h"
+#include "sm/reaper.h"
 #include "sm/sa/reports.h"
 #include "sm/sa/server.h"
 #include "sm/sa/services.h"
@@ -165,6 +166,7 @@ class Service final : public mad::Reactor {
   // The SA's index of a sweep is built off the loop: the next subnet to index, the worker.
   std::shared_ptr<const sm::Subnet> index_next_;
   sm::Worker indexer_;
+  sm::Reaper reaper_;  // the indexes let go of are freed there
   bool qos_sls_unused_said_ = false;  // W0908 once per policy loaded
   bool sa_current_ = true;   // false after standing by: another SM may have changed the store
   StoreStatus store_status_;

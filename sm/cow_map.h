@@ -42,6 +42,7 @@ class CowMap {
     for (auto it = map_.begin(); it != map_.end();) it = pred(it->first, *it->second) ? map_.erase(it) : std::next(it);
   }
   void clear() { map_.clear(); }
+  void reserve(size_t n) { map_.reserve(n); }
   size_t size() const { return map_.size(); }
   bool empty() const { return map_.empty(); }
   bool contains(const K& k) const { return map_.contains(k); }

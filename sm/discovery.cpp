@@ -13,6 +13,7 @@ void Discovery::start_full(std::function<void()> done) {
   full_ = true;
   before_ = std::move(model_);
   model_.clear();
+  model_.reserve(before_.size());
   begin();
   probe(DrPath(), Guid(), 0);
   end();
@@ -46,6 +47,14 @@ void Discovery::end() {
     end();
     return;
   }
+  if (failed_log_.suppressed())
+    log_.warn(code::unanswered_suppressed, "discovery: {} more unanswered SMPs not logged", failed_log_.suppressed());
+  auto d = std::move(done_);
+  done_ = nullptr;
+  d();
+}
+
+WalkSummary Discovery::settle() {
   if (full_) {
     if (!model_.find(model_.sm_node())) {
       model_ = std::move(before_);  // not even the SM's own node answered: nothing was learnt
@@ -57,11 +66,7 @@ void Discovery::end() {
   }
   summary_.pruned = model_.prune_unreachable();
   summary_.changed.assign(refreshed_.begin(), refreshed_.end());
-  if (failed_log_.suppressed())
-    log_.warn(code::unanswered_suppressed, "discovery: {} more unanswered SMPs not logged", failed_log_.suppressed());
-  auto d = std::move(done_);
-  done_ = nullptr;
-  d();
+  return std::move(summary_);
 }
 
 void Discovery::problem(std::string what) {

@@ -44,7 +44,13 @@ class Discovery {
 
   void start_full(std::function<void()> done);
   void start_refresh(const std::vector<Guid>& switches, std::function<void()> done);
+  // What the walk saw so far (before settle(): no holes filled, nothing pruned).
   const WalkSummary& summary() const { return summary_; }
+  // After `done`: fills the holes of a full walk from the model it replaced, prunes what the
+  // SM cannot reach and says what the walk found. It grows with the fabric (tens of ms at 43k
+  // nodes, most of it the old model freed), so the SM calls it on its worker, the model
+  // borrowed; nothing else is called after it.
+  WalkSummary settle();
 
  private:
   void probe(const DrPath& path, Guid from, uint8_t from_port);

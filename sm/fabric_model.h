@@ -55,6 +55,8 @@ class FabricModel {
   bool link(Guid a, uint8_t pa, Guid b, uint8_t pb);
   // Forgets the cable at a port (both ends).
   void unlink(Guid node, uint8_t port);
+  // Room for n nodes: a full walk of a known fabric grows its table without rehashing.
+  void reserve(size_t n) { nodes_.reserve(n); }
   // Drops every node the SM can no longer reach through live cables; returns them.
   std::vector<Guid> prune_unreachable();
   // Gives every reachable node its shortest, port-by-port smallest route over the cables known

@@ -53,6 +53,8 @@
 #include "sm/sweep_clock.h"
 #include "sm/sweep_report.h"
 #include "sm/topology_changes.h"
+#include "sm/mkey/port_audit.h"
+#include "sm/reaper.h"
 #include "sm/worker.h"
 
 namespace sm {
@@ -190,12 +192,13 @@ class SubnetManager final : public mad::Reactor {
   void incremental_sweep(PendingSweeps::Next what);
   void after_discovery();
   // What the worker makes of a walk: the snapshot, what changed since the last one, its SM ports.
-  struct Walked {
+  struct Walked {  // what the worker's end of the walk gives
+    WalkSummary walk;
     std::shared_ptr<Topology> topo;
     std::vector<TopologyChange> changes;
     HaHost::Scan scan;
   };
-  void walked(Walked w, const WalkSummary& walk);
+  void walked(Walked w);
   void assign_and_route();
   struct Addressed {  // what the worker's LID assignment gives
     LidAssignment lids;
@@ -228,6 +231,10 @@ class SubnetManager final : public mad::Reactor {
   void on_trap(const mad::Packet& p, const mad::Smp& trap);
   // Traps that came while the worker borrowed the model: handled when it is done.
   std::vector<mad::Packet> held_traps_;
+  // Steps of a sweep that need no MAD, each a few ms at 43k nodes (the P_Key enforcement plan,
+  // the multicast plan, publishing): one loop turn each, not one turn for all of them.
+  std::vector<std::function<void()>> next_turn_;
+  void next_turn(std::function<void()> step) { next_turn_.push_back(std::move(step)); }
   // Programming (subnet_manager_program.cpp): LFTs and ports, then P_Keys, then multicast.
   void program();
   void start_programming(ProgramPlans plans);
@@ -239,7 +246,8 @@ class SubnetManager final : public mad::Reactor {
   void retry_failed(const std::set<Guid>& nodes);
   // M_Key (subnet_manager_mkey.cpp): audits the walk's ports and probes those that hide their
   // key; true while probes are out (`then` follows them). Trap 256; the lease retry.
-  bool check_keys(std::function<void()> then);
+  void audit_keys();
+  void audited(mkey::AuditResult a);
   void on_bad_mkey(const mad::Notice& notice, const mad::Trap256& t);
   bool own_bad_mkey(const mad::Notice& notice, const mad::Trap256& t) const;  // this SM's SMP
   void key_tick();
@@ -311,8 +319,7 @@ class SubnetManager final : public mad::Reactor {
   bool keys_checked_ = false;
   size_t key_probes_ = 0;
   std::optional<mad::Nanos> key_retry_at_;
-  std::set<Guid> foreign_noted_;
-  std::unordered_map<uint64_t, uint16_t> violations_;
+  mkey::AuditState audit_;
   uint64_t violations_seen_ = 0;
   uint64_t bad_mkey_traps_ = 0;
   std::string rogue_;               // while another SM acts as master: what showed it
@@ -329,6 +336,7 @@ class SubnetManager final : public mad::Reactor {
   Guid port_guid_;
   // Off the loop: routing, with its deadline.
   Worker worker_;
+  Reaper reaper_;  // the subnets published before are freed there
   mad::Nanos job_due_{0};
   std::string_view job_what_;  // "routing", "planning": for the deadline's log line
   // Posts a job with the deadline.

@@ -11,6 +11,7 @@
 
 #include "mad/attributes.h"
 #include "sm/program/port_plan.h"
+#include "sm/mkey/port_audit.h"
 #include "sm/subnet_manager.h"
 
 namespace sm {
@@ -19,11 +20,7 @@ namespace {
 
 constexpr size_t kNamed = 4;  // ports named in one line
 
-std::string port_text(const Topology& t, NodeId id, uint8_t port) {
-  const Node& n = t.node(id);
-  const Port& p = t.port(id, PortNum(n.is_switch() ? 0 : port));
-  return fmt::format("{}[{}] ({}, LID {})", n.guid, port, n.description, p.lid);
-}
+using mkey::port_text;
 
 }  // namespace
 
@@ -43,67 +40,43 @@ void SubnetManager::learn_paths(const Topology& t) {
   }
 }
 
-bool SubnetManager::check_keys(std::function<void()> then) {
-  if (std::exchange(keys_checked_, true) || !topo_) return false;
-  const Topology& t = *topo_;
-  struct Probe {
-    NodeId id;
-    uint8_t port;
-    Guid guid;
-    DrPath path;
-    mad::PortInfo as_read;
-  };
-  std::vector<Probe> probes;
-  std::vector<std::string> foreign;
-  for (NodeId id = 0; id < t.node_count(); ++id) {
-    const Node& n = t.node(id);
-    const NodeRec* rec = model_.find(n.guid);
-    if (!rec) continue;
-    for (const Port& p : t.ports(id)) {
-      const uint8_t pn = p.num.value();
-      if (n.is_switch() ? pn != 0 : (pn == 0 || p.guid.is_zero())) continue;
-      if (pn >= rec->ports.size()) continue;
-      const mad::PortInfo& pi = rec->ports[pn].info;
-      const Guid g = mkey::key_port(t, id, pn);
-      // M_KeyViolations since the last read (the first read is the baseline).
-      auto [seen, fresh] = violations_.try_emplace(g.value(), pi.m_key_violations);
-      // Counted only where the port shows this SM's key: elsewhere its own refused SMPs count too.
-      const bool ours = pi.m_key != 0 && pi.m_key == keys_.own_key(g);
-      if (!fresh && pi.m_key_violations != seen->second) {
-        if (ours && pi.m_key_violations > seen->second) {
-          const uint16_t rose = static_cast<uint16_t>(pi.m_key_violations - seen->second);
-          violations_seen_ += rose;
-          log_.warn(code::mkey_violations, "security: port {} counted {} M_Key violation(s) since the last sweep ({} "
-                    "in all): SMPs with a wrong key reached it", port_text(t, id, pn), rose, pi.m_key_violations);
-        }
-        seen->second = pi.m_key_violations;
-      }
-      if (keys_.has_found(g)) {
-        if (foreign_noted_.insert(g).second) foreign.push_back(port_text(t, id, pn));
-        continue;
-      }
-      const bool hidden = pi.m_key == 0 && pi.m_key_protect_bits != 0;
-      if (!hidden) {  // it shows a key (this SM's) or has none: nothing to leave alone
-        keys_.accept(g);
-        if (!foreign_noted_.empty()) foreign_noted_.erase(g);  // another key later is news again
-        continue;
-      }
-      if (keys_.refusing(g)) continue;
-      probes.push_back(Probe{id, pn, g, n.is_switch() ? n.path : t.path_to_port(id, p.num), pi});
-    }
+void SubnetManager::audit_keys() {
+  keys_checked_ = true;
+  // On the worker, the model borrowed and a copy of the ring (SMPs sent meanwhile fill its
+  // caches); what it remembers goes with it and comes back.
+  post_job<mkey::AuditResult>(
+      "the M_Key audit",
+      [topo = topo_, &model = std::as_const(model_), keys = keys_.for_planning(), state = std::move(audit_)]() mutable {
+        return mkey::audit_ports(*topo, model, keys, std::move(state));
+      },
+      [this](mkey::AuditResult a) { audited(std::move(a)); });
+}
+
+void SubnetManager::audited(mkey::AuditResult a) {
+  audit_ = std::move(a.state);
+  for (const auto& r : a.rises) {
+    violations_seen_ += r.rose;
+    log_.warn(code::mkey_violations, "security: port {} counted {} M_Key violation(s) since the last sweep ({} "
+              "in all): SMPs with a wrong key reached it", r.port, r.rose, r.total);
   }
+  for (Guid g : a.accepted) keys_.accept(g);
+  const std::vector<std::string>& foreign = a.foreign;
   if (!foreign.empty())
     log_.warn(code::mkey_foreign, "M_Key: {} port(s) carried another SM's key and showed it (protect level 0, or a "
               "lease that ran out): this SM's goes on them: {}{}", foreign.size(),
               fmt::join(foreign.begin(), foreign.begin() + static_cast<ptrdiff_t>(std::min(foreign.size(), kNamed)), "; "),
               foreign.size() > kNamed ? "; ..." : "");
-  if (probes.empty()) return false;
+  // Stood by meanwhile: program() goes on to where the sweep notices (start_programming).
+  const std::vector<mkey::AuditResult::Probe>& probes = a.probes;
+  if (probes.empty() || !master_) return program();
+  const std::function<void()> then = [this] { program(); };
+  const Topology& t = *topo_;
   // One Set that changes nothing: answered, the port has no key (protect bits without one);
   // refused, it holds a key this SM does not know, and the refusal starts its lease timer.
   key_probes_ = probes.size();
   auto refused = std::make_shared<std::vector<std::string>>();
   auto lease = std::make_shared<uint16_t>(0);
-  for (const Probe& pr : probes) {
+  for (const mkey::AuditResult::Probe& pr : probes) {
     mad::PortInfo same = pr.as_read;
     no_change_codes(same);
     const uint32_t mod = t.node(pr.id).is_switch() ? 0 : pr.port;
@@ -135,7 +108,6 @@ bool SubnetManager::check_keys(std::function<void()> then) {
                        then();
                      });
   }
-  return true;
 }
 
 void SubnetManager::key_tick() {

@@ -8,7 +8,7 @@
 namespace sm {
 
 void SubnetManager::program() {
-  if (check_keys([this] { program(); })) return;  // ports that hide their key: probed first
+  if (!keys_checked_) return audit_keys();  // ports that hide their key: probed first; then here again
   clock_.start_phase();
   phase_ = "programming";
   const Topology& t = *topo_;
@@ -18,7 +18,7 @@ void SubnetManager::program() {
   // memories borrowed (nothing on the loop changes them while it is busy: traps wait). Keys
   // derived from a secret are copied: SMPs sent meanwhile fill their cache.
   const mkey::KeyRing* live = client_.keys();
-  auto copy = live && live->derives() ? std::make_shared<const mkey::KeyRing>(*live) : nullptr;
+  auto copy = live && live->derives() ? std::make_shared<const mkey::KeyRing>(live->for_planning()) : nullptr;
   post_job<ProgramPlans>("planning",
       [topo = topo_, tables = tables_, &model = std::as_const(model_), &memory = std::as_const(lft_memory_),
        &pkeys = pkey_memory_, &qos = qos_memory_, sm_lid, policy = qos_port_policy(cfg_.ports, cfg_.qos), verify,
@@ -103,14 +103,16 @@ void SubnetManager::write_pkeys(PKeyPlan plan, bool ok, double started_ms) {
     const bool all = ok && pkey_writer_->ok();
     retry_failed(pkey_writer_->failed_nodes());
     pkey_writer_.reset();
-    program_qos(all);
+    next_turn([this, all] { program_qos(all); });
   });
 }
 
 void SubnetManager::program_qos(bool ok) {
   auto next = [this](bool all) {
-    if (all && mc_ && master_) return program_multicast();
-    finish(all, all ? "" : "programming failed on some nodes");
+    next_turn([this, all] {
+      if (all && mc_ && master_) return program_multicast();
+      finish(all, all ? "" : "programming failed on some nodes");
+    });
   };
   // Tables with SLs need their SL2VL whether or not qos is on (sm/program/vl_plan.h).
   if ((!cfg_.qos.enabled && !layers_) || !master_) {
@@ -144,7 +146,9 @@ void SubnetManager::program_multicast() {
   mc_->program(*topo_, model_, client_, true, [this](const MulticastTables::Outcome& o) {
     report_.mft_blocks = o.blocks_written;
     retry_failed(o.failed);
-    finish(o.failures == 0, o.failures == 0 ? "" : "multicast forwarding tables failed on some switches");
+    next_turn([this, ok = o.failures == 0] {
+      finish(ok, ok ? "" : "multicast forwarding tables failed on some switches");
+    });
   });
 }
 

@@ -15,6 +15,16 @@ void KeyRing::configure(uint64_t key, Secret secret) {
   for (auto& [path, at] : at_path_) at.own = protects() ? own_key(at.port) : 0;
 }
 
+KeyRing KeyRing::for_planning() const {
+  KeyRing r;
+  r.key_ = key_;
+  r.secret_ = secret_;
+  r.deriver_ = deriver_;
+  r.found_ = found_;
+  r.refusing_ = refusing_;
+  return r;
+}
+
 uint64_t KeyRing::own_key(Guid port) const {
   if (secret_.empty()) return key_;
   if (port.is_zero()) return 0;

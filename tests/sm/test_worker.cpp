@@ -1,6 +1,7 @@
 // The SM's worker (sm/worker.h) and the loop timer (service/loop_timer.h): results come back
 // on the loop only, wait mode blocks (and says how long), a hung job is abandoned and never
-// delivered, a wait has a limit; turns are bucketed with what they did, waits left out.
+// delivered, a wait has a limit; turns are bucketed with what they did, waits left out. The
+// reaper (sm/reaper.h) frees what the loop lets go of on its own thread.
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -8,6 +9,7 @@
 #include <thread>
 
 #include "service/loop_timer.h"
+#include "sm/reaper.h"
 #include "sm/worker.h"
 
 using namespace std::chrono_literals;
@@ -92,4 +94,43 @@ TEST_CASE("loop timer: turns bucketed, the longest says what it did, waits left 
   std::this_thread::sleep_for(30ms);
   t.exclude(30);
   CHECK(t.end([] { return std::string("w"); }) < 5);
+}
+
+namespace {
+struct Freed {  // says on which thread it was destroyed
+  explicit Freed(std::thread::id* o) : on(o) {}
+  Freed(const Freed&) = delete;
+  std::thread::id* on;
+  ~Freed() { *on = std::this_thread::get_id(); }
+};
+}  // namespace
+
+TEST_CASE("reaper: the last reference is released on its thread, not the caller's") {
+  std::thread::id freed_on;
+  {
+    sm::Reaper r;
+    r.drop(std::make_shared<const Freed>(&freed_on));
+    r.drain();
+    CHECK(freed_on != std::thread::id());
+    CHECK(freed_on != std::this_thread::get_id());
+    // A value someone else still holds is only let go of: it lives on, and dies with its holder.
+    std::thread::id kept_on;
+    auto kept = std::make_shared<const Freed>(&kept_on);
+    r.drop(kept);
+    r.drain();
+    CHECK(kept_on == std::thread::id());
+    kept.reset();
+    CHECK(kept_on == std::this_thread::get_id());
+    r.drop(nullptr);  // nothing to do
+    r.drain();
+  }
+  // What is still queued when the reaper ends is freed before its destructor returns.
+  std::thread::id late_on;
+  {
+    sm::Reaper r;
+    for (int i = 0; i < 100; ++i) r.drop(std::make_shared<const int>(i));
+    r.drop(std::make_shared<const Freed>(&late_on));
+  }
+  CHECK(late_on != std::thread::id());
+  CHECK(late_on != std::this_thread::get_id());
 }
