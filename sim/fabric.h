@@ -214,6 +214,9 @@ struct SimConfig {
   // Lets two nodes share a node GUID, as misprogrammed hardware does (for the SM's duplicate
   // checks); find_guid() then gives the first. Off: a duplicate is a mistake in the spec.
   bool allow_duplicate_guids = false;
+  // Off: as ibsim 0.10, a PortInfo Set leaves SubnetTimeOut as it was, and its answer says so
+  // (an agent that ignores a field: the SM must not send it again on every sweep).
+  bool keeps_subnet_timeout = true;
 };
 
 struct SimStats {

@@ -345,7 +345,7 @@ uint16_t SimFabric::apply_port_info(NodeIdx ni, uint8_t pn, const mad::PortInfo&
   p.gid_prefix = req.gid_prefix;
   p.hoq_life = req.hoq_life;
   p.vl_stall = req.vl_stall_count;
-  p.subnet_timeout = req.subnet_timeout;
+  if (cfg_.keeps_subnet_timeout) p.subnet_timeout = req.subnet_timeout;
   p.vl_high_limit = req.vl_high_limit;
   if (n.is_switch() && pn != 0 && n.sw->pkey_enforce_cap > 0) {
     p.pkey_enforce_in = req.partition_enforcement_inbound;

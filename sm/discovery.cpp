@@ -61,6 +61,7 @@ WalkSummary Discovery::settle() {
     } else {
       summary_.kept = keep_unanswered(model_, before_, summary_.holes, left_out_);
       if (!summary_.kept.nodes.empty()) model_.recompute_paths();
+      model_.keep_ignored(before_);
     }
     before_.clear();
   }

@@ -56,6 +56,19 @@ void FabricModel::unlink(Guid g, uint8_t port) {
   p.peer_port = 0;
 }
 
+void FabricModel::keep_ignored(const FabricModel& before) {
+  before.nodes_.for_each([&](Guid g, const NodeRec& was) {
+    const NodeRec* now = find(g);
+    if (!now) return;
+    const size_t n = std::min(now->ports.size(), was.ports.size());
+    bool any = false;
+    for (size_t p = 0; p < n && !any; ++p) any = (was.ports[p].ignored & ~now->ports[p].ignored) != 0;
+    if (!any) return;  // the usual case: nothing to write, no copy of a shared record
+    NodeRec* rec = edit(g);
+    for (size_t p = 0; p < n; ++p) rec->ports[p].ignored |= was.ports[p].ignored;
+  });
+}
+
 std::vector<Guid> FabricModel::prune_unreachable() {
   std::vector<Guid> gone;
   if (!find(sm_node_)) {

@@ -55,6 +55,10 @@ class FabricModel {
   bool link(Guid a, uint8_t pa, Guid b, uint8_t pb);
   // Forgets the cable at a port (both ends).
   void unlink(Guid node, uint8_t port);
+  // The PortInfo fields each port was found to ignore (PortRec::ignored), from an earlier model
+  // of the same fabric: a full walk forgets the model, not what the Sets taught. The same
+  // agent, met again, ignores the same fields; without this every heavy sweep sent them again.
+  void keep_ignored(const FabricModel& before);
   // Room for n nodes: a full walk of a known fabric grows its table without rehashing.
   void reserve(size_t n) { nodes_.reserve(n); }
   // Drops every node the SM can no longer reach through live cables; returns them.

@@ -3,7 +3,7 @@
 # - Type=notify: with our own $NOTIFY_SOCKET (and WATCHDOG_USEC), READY=1 comes after SUBNET
 #   UP, with STATUS= lines and WATCHDOG=1 pings.
 # - The control socket: `fabricsm status` (text and JSON) says Master and subnet up;
-#   `status --resweep` makes a heavy sweep.
+#   `status --resweep` makes a heavy sweep, which sends no PortInfo Set to the unchanged fabric.
 # - The store, read while the daemon runs: `fabricsm show nodes/sweeps/events/sms`.
 # - SIGHUP: a good change (routing_engine) is taken and re-routes; a bad file is refused, the
 #   daemon keeps running with its settings; restart-only keys (sm_priority, lmc) are reported as such.
@@ -74,6 +74,11 @@ wait_for 'heavy sweep requested: asked for on the control socket' "$work/daemon.
 i=0; until [ "$(grep -c 'I0104\|I0105' "$work/daemon.log")" -gt "$sweeps" ] || [ $i -gt 100 ]; do i=$((i + 1)); sleep 0.1; done
 [ "$(grep -c 'I0104\|I0105' "$work/daemon.log")" -gt "$sweeps" ] && log "status --resweep: a heavy sweep ran" ||
   fail "no sweep after --resweep"
+# ibsim keeps neither SubnetTimeOut nor M_KeyLeasePeriod: the first sweep's Sets taught that, and
+# a heavy sweep of the unchanged fabric sends no PortInfo Set (it sent one per LID before).
+sets=$(grep 'I0503' "$work/daemon.log" | tail -1 | grep -o '[0-9]* port Sets' | awk '{ print $1 }')
+[ "$sets" = 0 ] && log "the resweep of an unchanged fabric: 0 PortInfo Sets" ||
+  fail "the resweep of an unchanged fabric sent ${sets:-?} PortInfo Sets: $(grep 'I0503' "$work/daemon.log" | tail -1)"
 
 # The store while the daemon runs: mode 0640 and group db_group, even under umask 000.
 show() { "$FABRICSM" show "$@" --db "$work/fabricsm.db"; }

@@ -43,6 +43,17 @@ TEST_CASE("every shared topology comes up, fully routed, and a second sweep touc
   }
 }
 
+TEST_CASE("a port that ignores a PortInfo field is not sent it again by the next heavy sweep") {
+  // ibsim keeps neither SubnetTimeOut nor M_KeyLeasePeriod: a full walk that forgot what the
+  // Sets taught sent 32,639 PortInfo Sets on every resweep of a 32k-CA fabric.
+  Run r(load("ft3-r8.net"), {}, sim::SimConfig{.keeps_subnet_timeout = false});
+  check_up(r, "ft3-r8, SubnetTimeOut not kept");
+  CHECK(r.sm->last_sweep().program.port_sets > 0);  // the first sweep had to find out
+  check_quiet_second_sweep(r);
+  REQUIRE(r.sweep_again());  // and the sweep after
+  CHECK(r.sm->last_sweep().program.port_sets == 0);
+}
+
 TEST_CASE("generated fabrics come up: 2-level, 4-level, torus, mesh, random, ibsim's examples") {
   std::vector<std::pair<std::string, sim::FabricSpec>> fabrics;
   fabrics.emplace_back("two-level", *sim::make_two_level({.leaves = 6, .spines = 3, .radix = 12, .cas_per_leaf = 5}));
