@@ -431,7 +431,9 @@ void Service::tick() {
     isolation_epoch_ = perf_->isolation_epoch();
     manager_->set_isolated(perf_->isolated());
   }
-  sa_->on_tick(!manager_->sweeping());
+  // Through sweeps too: the SA answers from the last subnet it indexed until the next index is
+  // in (held until a sweep's end, queries at 32k CAs waited seconds and timed out).
+  sa_->on_tick(true);
   services_->expire();
   reporter_->on_tick();
   const mad::Nanos now = transport_.clock().now();
@@ -446,7 +448,7 @@ std::optional<mad::Nanos> Service::next_deadline() const {
   auto consider = [&](std::optional<mad::Nanos> t) {
     if (t && (!d || *t < *d)) d = t;
   };
-  consider(sa_->next_deadline(!manager_->sweeping()));
+  consider(sa_->next_deadline(true));
   consider(reporter_->next_deadline());
   consider(indexer_.next_poll(transport_.clock().now()));
   consider(services_->next_expiry());
