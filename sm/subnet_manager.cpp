@@ -137,26 +137,22 @@ void SubnetManager::after_discovery() {
         w.scan = HaHost::scan(*w.topo, model);
         return w;
       },
-      [this](Walked w) { walked(std::move(w)); });
-}
-
-void SubnetManager::walked(Walked w) {
-  learn_paths(std::make_shared<Walked>(std::move(w)), 0);
+      [this](Walked w) { learn_walk_paths(std::make_shared<Walked>(std::move(w)), 0); });
 }
 
 // The key ring learns the walk's paths a slice of nodes per loop turn (43k paths: 20 ms), then
 // the sweep goes on.
-void SubnetManager::learn_paths(std::shared_ptr<Walked> w, NodeId from) {
+void SubnetManager::learn_walk_paths(std::shared_ptr<Walked> w, NodeId from) {
   constexpr size_t kSlice = 4096;
-  const Topology& walked = *w->topo;
-  const size_t n = walked.node_count();
+  const Topology& walk = *w->topo;
+  const size_t n = walk.node_count();
   const auto end = static_cast<NodeId>(keys_.protects() ? std::min(n, size_t{from} + kSlice) : n);
-  if (keys_.protects()) learn_paths(walked, from, end);
-  if (end < n) return next_turn([this, w, end] { learn_paths(w, end); });
-  use_walk(std::move(*w));
+  if (keys_.protects()) learn_paths(walk, from, end);
+  if (end < n) return next_turn([this, w, end] { learn_walk_paths(w, end); });
+  walked(std::move(*w));
 }
 
-void SubnetManager::use_walk(Walked w) {
+void SubnetManager::walked(Walked w) {
   const WalkSummary& walk = w.walk;
   walked_ = std::move(w.topo);
   const std::shared_ptr<const Topology> before = std::exchange(topo_, walked_);

@@ -198,9 +198,8 @@ class SubnetManager final : public mad::Reactor {
     std::vector<TopologyChange> changes;
     HaHost::Scan scan;
   };
+  void learn_walk_paths(std::shared_ptr<Walked> w, NodeId from);
   void walked(Walked w);
-  void learn_paths(std::shared_ptr<Walked> w, NodeId from);
-  void use_walk(Walked w);
   void assign_and_route();
   struct Addressed {  // what the worker's LID assignment gives
     LidAssignment lids;
@@ -246,8 +245,8 @@ class SubnetManager final : public mad::Reactor {
   void program_qos(bool ok);
   void program_multicast();
   void retry_failed(const std::set<Guid>& nodes);
-  // M_Key (subnet_manager_mkey.cpp): audits the walk's ports and probes those that hide their
-  // key; true while probes are out (`then` follows them). Trap 256; the lease retry.
+  // M_Key (subnet_manager_mkey.cpp): audits the walk's ports on the worker and probes those
+  // that hide their key, then program() again. Trap 256; the lease retry.
   void audit_keys();
   void audited(mkey::AuditResult a);
   void on_bad_mkey(const mad::Notice& notice, const mad::Trap256& t);

@@ -68,7 +68,6 @@ void SubnetManager::audited(mkey::AuditResult a) {
   // Stood by meanwhile: program() goes on to where the sweep notices (start_programming).
   const std::vector<mkey::AuditResult::Probe>& probes = a.probes;
   if (probes.empty() || !master_) return program();
-  const std::function<void()> then = [this] { program(); };
   const Topology& t = *topo_;
   // One Set that changes nothing: answered, the port has no key (protect bits without one);
   // refused, it holds a key this SM does not know, and the refusal starts its lease timer.
@@ -80,7 +79,7 @@ void SubnetManager::audited(mkey::AuditResult a) {
     no_change_codes(same);
     const uint32_t mod = t.node(pr.id).is_switch() ? 0 : pr.port;
     client_.set_once(pr.path, mad::attr::port_info, mod, mad::encode_attr(same),
-                     [this, pr, refused, lease, then](mad::Result<mad::Smp> r) {
+                     [this, pr, refused, lease](mad::Result<mad::Smp> r) {
                        if (!r) {
                          keys_.refuse(pr.guid);
                          refused->push_back(port_text(*topo_, pr.id, pr.port));
@@ -104,7 +103,7 @@ void SubnetManager::audited(mkey::AuditResult a) {
                                     fmt::join(v.begin(), v.begin() + static_cast<ptrdiff_t>(std::min(v.size(), kNamed)), "; "),
                                     v.size() > kNamed ? "; ..." : "");
                        }
-                       then();
+                       program();
                      });
   }
 }
