@@ -106,6 +106,55 @@ DrPath Topology::path_to_port(NodeId id, PortNum port) const {
   return nodes_[p.peer].path.extended(p.peer_port);
 }
 
+std::optional<DrPath> Topology::second_path_to_port(NodeId id, PortNum port) const {
+  if (sm_node_ == kNoNode || id >= nodes_.size()) return std::nullopt;
+  // The switch the route ends at: the node itself, or the one at a CA port's other end.
+  NodeId last = id;
+  if (!nodes_[id].is_switch()) {
+    const Port& p = this->port(id, port);
+    if (id == sm_node_ || !p.linked()) return std::nullopt;
+    last = p.peer;
+  }
+  // Walk the canonical route: its cables (both ends) and its switches are out of bounds,
+  // except a CA SM's own cable and switch, and the last switch.
+  std::vector<bool> banned_node(nodes_.size(), false), banned_port(ports_.size(), false);
+  const DrPath& canon = nodes_[last].path;
+  NodeId at = sm_node_;
+  for (int hop = 1; hop <= canon.hops(); ++hop) {
+    const Port& out = this->port(at, canon.at(hop));
+    if (!out.linked()) return std::nullopt;  // a route that is not the fabric's any more
+    const bool own_cable = hop == 1 && !nodes_[sm_node_].is_switch();
+    if (!own_cable) {
+      banned_port[nodes_[at].first_port + out.num.value()] = true;
+      banned_port[nodes_[out.peer].first_port + out.peer_port.value()] = true;
+    }
+    at = out.peer;
+    if (at != last && !own_cable) banned_node[at] = true;
+  }
+  // Breadth-first as assign_paths(), without what is banned.
+  std::vector<DrPath> path(nodes_.size());
+  std::vector<bool> seen(nodes_.size(), false);
+  std::vector<NodeId> queue{sm_node_};
+  seen[sm_node_] = true;
+  for (size_t head = 0; head < queue.size(); ++head) {
+    const NodeId n = queue[head];
+    const Node& node = nodes_[n];
+    if (n == last) break;
+    if (path[n].full()) continue;
+    for (const Port& p : ports(n)) {
+      if (!p.linked() || seen[p.peer] || banned_node[p.peer] || banned_port[node.first_port + p.num.value()]) continue;
+      if (!node.is_switch() && !(n == sm_node_ && p.num == sm_port_)) continue;
+      if (!nodes_[p.peer].is_switch()) continue;
+      seen[p.peer] = true;
+      path[p.peer] = path[n].extended(p.num);
+      queue.push_back(p.peer);
+    }
+  }
+  if (!seen[last] || last == sm_node_ || path[last] == canon) return std::nullopt;  // nothing to avoid
+  if (last == id) return path[last];
+  return path[last].extended(this->port(id, port).peer_port);
+}
+
 bool TopologyBuilder::add_node(Node node, std::vector<Port> ports) {
   if (index_.contains(node.guid)) return false;
   const size_t n = static_cast<size_t>(node.num_ports) + 1;

@@ -100,6 +100,10 @@ class Topology {
   // The directed route that reaches a given port of a node: a switch's path, or for a CA port
   // the path of the switch at its other end plus that switch's port (CAs do not forward).
   DrPath path_to_port(NodeId id, PortNum port) const;
+  // A second directed route to that port that shares no cable and no switch with
+  // path_to_port()'s beyond the ones it cannot avoid (the SM's own and the target's), so that
+  // one cut cable or rebooting switch cannot silence both; nullopt when the fabric has none.
+  std::optional<DrPath> second_path_to_port(NodeId id, PortNum port) const;
 
   // The highest base LID + 2^LMC - 1 of any port: the LFTs must reach this far.
   Lid max_lid() const;

@@ -24,9 +24,12 @@ void Agent::run(Output out) {
         });
         break;
       case Action::Kind::poll:
-      case Action::Kind::confirm:
-        host_.send_sm_info(a.peer, 0, SmInfo{}, a.kind == Action::Kind::confirm ? role_.config().confirm_timeout : timeout,
+        host_.send_sm_info(a.peer, 0, SmInfo{}, timeout,
                            [this, p = a.peer](mad::Result<SmInfo> r) { run(role_.poll_result(host_.now(), p, r)); });
+        break;
+      case Action::Kind::confirm:
+        host_.confirm_sm_info(a.peer, role_.config().confirm_timeout,
+                              [this, p = a.peer](mad::Result<SmInfo> r) { run(role_.poll_result(host_.now(), p, r)); });
         break;
       case Action::Kind::handover:
         host_.send_sm_info(a.peer, mad::sm_info_ctl::handover, role_.self_info(true), timeout,

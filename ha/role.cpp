@@ -367,7 +367,7 @@ Output Role::poll_result(Nanos now, Guid peer, const mad::Result<SmInfo>& r) {
   }
   if (confirmed)
     out.note(Note::Kind::warning, fmt::format("master SM {} answered only after {} SMInfo polls unanswered: "
-                                              "busy, not lost", watched_, misses_));
+                                              "busy, or its route cut, not lost", watched_, misses_));
   misses_ = 0;
   if (!s.p.believed) {
     master_lost(now, "it answers with another SM_Key", out);

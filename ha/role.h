@@ -37,7 +37,7 @@ struct Action {
     resweep,        // a heavy sweep: another master handed its part of the subnet over
     query,          // SubnGet(SMInfo) to `peer`, then query_result()
     poll,           // SubnGet(SMInfo) to the master watched, then poll_result()
-    confirm,        // the same, with confirm_timeout to answer: the master seems lost
+    confirm,        // the same by every route, with confirm_timeout to answer: the master seems lost
     handover,       // SubnSet(SMInfo, HANDOVER) to `peer`, then handover_result()
     acknowledge,    // SubnSet(SMInfo, ACKNOWLEDGE) to `peer`; its answer does not matter
     notify_master,  // trap 144 to `peer` (the master): this SM outranks it

@@ -26,6 +26,12 @@ class SmHost {
   // status. `done` runs exactly once, possibly before this returns.
   virtual void send_sm_info(Guid port, uint32_t modifier, const SmInfo& payload, Nanos timeout,
                             SmInfoDone done) = 0;
+  // The SubnGet(SMInfo) of a standby about to take its master for lost: by every route the
+  // host knows to that port (so that one cut cable on the usual route is not a dead master),
+  // the first answer counts; fails when every route has. A host with one route asks by it.
+  virtual void confirm_sm_info(Guid port, Nanos timeout, SmInfoDone done) {
+    send_sm_info(port, 0, SmInfo{}, timeout, std::move(done));
+  }
   // Trap 144 to the master at `port`, so that an SM (OpenSM) that looks for higher SMs only on
   // traps looks at this one.
   virtual void notify_master(Guid port) = 0;

@@ -22,7 +22,7 @@ HaHost::Scan HaHost::scan(const Topology& topo, const FabricModel& model) {
         out.on_switch = n.is_switch();
       }
       if (!pi.has_cap(mad::port_cap::is_sm) || pi.has_cap(mad::port_cap::is_sm_disabled)) continue;
-      out.sm_ports.push_back({p.guid, topo.path_to_port(id, p.num), p.lid});
+      out.sm_ports.push_back({p.guid, topo.path_to_port(id, p.num), topo.second_path_to_port(id, p.num), p.lid});
     }
   }
   return out;
@@ -38,8 +38,11 @@ std::vector<ha::SmPort> HaHost::sm_ports(const Scan& scan) {
   std::unordered_map<Guid, Route> routes;
   for (const Scan::Found& f : scan.sm_ports) {
     auto old = routes_.find(f.port);
-    out.push_back(ha::SmPort{f.port, old != routes_.end() && !(old->second.path == f.path)});
-    routes.emplace(f.port, Route{f.path, f.lid});
+    const bool moved = old != routes_.end() && !(old->second.path == f.path);
+    out.push_back(ha::SmPort{f.port, moved});
+    // The same walked route keeps the way polls found to work (its cable may be up but lossy).
+    const Way way = old != routes_.end() && !moved ? old->second.way : Way::walked;
+    routes.emplace(f.port, Route{f.path, f.second, f.lid, way});
   }
   routes_ = std::move(routes);
   return out;
@@ -51,7 +54,7 @@ Guid HaHost::port_by_lid(const Topology& topo, Lid lid) {
     for (const Port& p : topo.ports(id)) {
       if (n.is_switch() ? p.num.value() != 0 : p.num.value() == 0) continue;
       if (!p.lid.is_unicast() || lid < p.lid || lid.value() >= p.lid.value() + (1u << p.lmc)) continue;
-      routes_[p.guid] = Route{topo.path_to_port(id, p.num), p.lid};
+      routes_[p.guid] = Route{topo.path_to_port(id, p.num), topo.second_path_to_port(id, p.num), p.lid};
       return p.guid;
     }
   }
@@ -65,24 +68,91 @@ void HaHost::send_sm_info(Guid port, uint32_t modifier, const mad::SmInfo& paylo
     done(mad::fail(mad::Errc::not_found, fmt::format("no route to SM port {}", port)));
     return;
   }
-  mad::Smp s = mad::make_dr_smp(modifier ? mad::method::set : mad::method::get, mad::attr::sm_info, modifier,
-                                it->second.path);
+  const Route& r = it->second;
+  send_by(r, has(r, r.way) ? r.way : Way::walked, port, modifier, payload, timeout, std::move(done));
+}
+
+bool HaHost::has(const Route& r, Way way) const {
+  switch (way) {
+    case Way::walked: return true;
+    case Way::second: return r.second.has_value();
+    case Way::lid: return r.lid.is_unicast() && own_lid_.is_unicast();
+  }
+  return false;
+}
+
+void HaHost::send_by(const Route& r, Way way, Guid port, uint32_t modifier, const mad::SmInfo& payload,
+                     mad::Nanos timeout, SmInfoDone done) {
+  const uint8_t method = modifier ? mad::method::set : mad::method::get;
+  // By LID: through the LFTs the master programmed, the answer back to this port's LID.
+  mad::Smp s = way == Way::lid ? mad::make_lid_smp(method, mad::attr::sm_info, modifier)
+                               : mad::make_dr_smp(method, mad::attr::sm_info, modifier,
+                                                  way == Way::second ? *r.second : r.path);
   s.mkey = keys_.for_port(port);
   if (modifier) s.data = mad::encode_attr(payload);
   mad::Packet p;
   p.mad = mad::encode_smp(s);
-  p.addr.lid = mad::kPermissiveLid;
+  p.addr.lid = way == Way::lid ? r.lid : mad::kPermissiveLid;
   tx_.submit(
       p,
-      [done = std::move(done)](mad::Result<mad::Packet> r) {
-        if (!r) return done(std::unexpected(r.error()));
-        auto smp = mad::decode_smp(r->mad);
+      [done = std::move(done)](mad::Result<mad::Packet> got) {
+        if (!got) return done(std::unexpected(got.error()));
+        auto smp = mad::decode_smp(got->mad);
         if (!smp) return done(std::unexpected(smp.error()));
         if (smp->status != mad::status::ok)
           return done(mad::fail(mad::Errc::mad_status, mad::status::describe(smp->status)));
         done(mad::decode_attr<mad::SmInfo>(*smp));
       },
       mad::Attempts{timeout, 0});
+}
+
+void HaHost::confirm_sm_info(Guid port, mad::Nanos timeout, SmInfoDone done) {
+  auto it = routes_.find(port);
+  if (it == routes_.end()) return send_sm_info(port, 0, mad::SmInfo{}, timeout, std::move(done));
+  const Route r = it->second;
+  std::vector<Way> ways{has(r, r.way) ? r.way : Way::walked};
+  for (Way w : {Way::walked, Way::second, Way::lid})
+    if (w != ways.front() && has(r, w)) ways.push_back(w);
+  // The first answer goes to `done`. Once all are in, if the polls' way failed and another
+  // answered, polls take that one.
+  struct Ask {
+    SmInfoDone done;
+    size_t pending = 0;
+    bool usual_failed = false;
+    std::optional<Way> by;
+    mad::Result<mad::SmInfo> last = mad::fail(mad::Errc::not_found, "no route");
+  };
+  auto ask = std::make_shared<Ask>();
+  ask->done = std::move(done);
+  ask->pending = ways.size() + 1;  // + 1 until all are out: an answer at once must not end it
+  auto finish = [this, ask, port, walked = r.path] {
+    if (--ask->pending > 0) return;
+    if (!ask->by) return ask->done(ask->last);
+    if (ask->usual_failed) prefer(port, walked, *ask->by);
+  };
+  for (Way w : ways)
+    send_by(r, w, port, 0, mad::SmInfo{}, timeout, [ask, w, usual = ways.front(), finish](mad::Result<mad::SmInfo> res) {
+      if (res && !ask->by) {
+        ask->by = w;
+        ask->done(res);
+      } else if (!res) {
+        if (w == usual) ask->usual_failed = true;
+        ask->last = std::move(res);
+      }
+      finish();
+    });
+  finish();
+}
+
+void HaHost::prefer(Guid port, const DrPath& walked, Way way) {
+  auto it = routes_.find(port);
+  if (it == routes_.end() || !(it->second.path == walked)) return;  // walked again since
+  it->second.way = way;
+  log_.warn(code::ha_route, "HA: master SM {} answers by {} only, not by the walk's route {}: "
+            "polling it that way until the next walk", port,
+            way == Way::lid ? fmt::format("LID {}", it->second.lid.value())
+                            : fmt::format("the second route {}", it->second.second ? it->second.second->str() : "?"),
+            walked.str());
 }
 
 void HaHost::answer(const mad::Packet& p, const mad::Smp& req, ha::Agent& agent) {

@@ -2,9 +2,14 @@
 // of the fabric. It finds the other SMs' ports (CapabilityMask.IsSM) in every walk, sends
 // SMInfo Gets and control Sets to them by directed route, answers their (and `sminfo`'s)
 // SMInfo requests, and passes the ha::Agent's decisions on to the SM through `Hooks`.
+// A master about to be taken for lost is asked by three routes at once: the walk's, a second
+// directed route that shares no cable or switch with it, and by LID; if only another route
+// answers, the polls take that one until the next walk.
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -38,6 +43,7 @@ class HaHost final : public ha::SmHost {
     struct Found {
       Guid port;
       DrPath path;
+      std::optional<DrPath> second;  // Topology::second_path_to_port
       Lid lid;
     };
     std::vector<Found> sm_ports;
@@ -63,14 +69,24 @@ class HaHost final : public ha::SmHost {
   void resweep() override { hooks_.resweep(); }
   void send_sm_info(Guid port, uint32_t modifier, const mad::SmInfo& payload, mad::Nanos timeout,
                     SmInfoDone done) override;
+  void confirm_sm_info(Guid port, mad::Nanos timeout, SmInfoDone done) override;
   void notify_master(Guid port) override;
   void note(const ha::Note& n) override;
 
  private:
+  enum class Way : uint8_t { walked, second, lid };
   struct Route {
-    DrPath path;
+    DrPath path;                   // the walk's directed route
+    std::optional<DrPath> second;  // one that shares no cable or switch with it
     Lid lid;
+    Way way = Way::walked;         // how polls and Sets go
   };
+  bool has(const Route& r, Way way) const;
+  // One SMInfo Get or Set to `port` by `way` (one that `r` has).
+  void send_by(const Route& r, Way way, Guid port, uint32_t modifier, const mad::SmInfo& payload,
+               mad::Nanos timeout, SmInfoDone done);
+  // After a confirmation that only another way answered: polls go that way from now on.
+  void prefer(Guid port, const DrPath& walked, Way way);
   mad::Transport& transport_;
   mad::Transactions& tx_;
   Logger& log_;

@@ -131,6 +131,7 @@ struct LogCode {
   X(walked, 809, info, event, "a sweep walked the fabric but configured nothing (not master)")         \
   X(rogue_master, 810, error, event, "security: another SM acts as master (another SM_Key, ports pointed at it)") \
   X(rogue_gone, 811, warn, event, "security: the other SM acting as master is gone")                  \
+  X(ha_route, 812, warn, event, "HA: the master answers only by another route than the walk's")       \
   X(sa_answer, 904, debug, quiet, "the SA answered a request: method, attribute, status, size")        \
   X(sa_send_failed, 905, debug, quiet, "the SA could not send an answer")                              \
   X(sa_rmpp_send_failed, 906, debug, quiet, "the SA could not hand an RMPP answer to the transport")   \

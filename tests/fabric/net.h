@@ -35,6 +35,11 @@ class Net {
     std::erase_if(links_, [&](const L& l) { return (l.a == name && l.pa == port) || (l.b == name && l.pb == port); });
     return *this;
   }
+  // The SM's node (its port 1 for a CA, port 0 for a switch): the canonical paths start there.
+  Net& sm(const std::string& name) {
+    sm_ = name;
+    return *this;
+  }
   Net& state(const std::string& name, uint8_t port, PortState st) {
     states_.push_back({name, port, st});
     return *this;
@@ -56,6 +61,7 @@ class Net {
       b.port(guid(l.b), mad::PortNum(l.pb))->state = PortState::active;
     }
     for (const auto& s : states_) b.port(guid(s.name), mad::PortNum(s.port))->state = s.st;
+    if (!sm_.empty()) b.set_sm(guid(sm_), mad::PortNum(nodes_.at(sm_).type == mad::NodeType::sw ? 0 : 1));
     Topology t = std::move(b).build();
     std::vector<Topology::LidSet> lids;
     uint32_t next = 1;
@@ -95,6 +101,7 @@ class Net {
   std::map<std::string, N> nodes_;
   std::vector<L> links_;
   std::vector<S> states_;
+  std::string sm_;
   uint32_t switches_ = 0, cas_ = 0;
 };
 

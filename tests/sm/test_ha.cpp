@@ -31,7 +31,7 @@ struct Sm {
 };
 
 std::unique_ptr<Cluster> cluster(const std::vector<Sm>& sms, const std::string& fabric = "ft3-r8.net",
-                                 sim::SimConfig sc = {}) {
+                                 sim::SimConfig sc = {}, sm::Level level = sm::Level::error) {
   std::vector<cli::DrillSm> d;
   for (const Sm& s : sms) {
     cli::DrillSm x;
@@ -41,7 +41,7 @@ std::unique_ptr<Cluster> cluster(const std::vector<Sm>& sms, const std::string& 
     x.cfg.ha.sm_key = s.key;
     d.push_back(std::move(x));
   }
-  auto c = Cluster::create(load(fabric), sc, std::move(d), sm::Level::error);
+  auto c = Cluster::create(load(fabric), sc, std::move(d), level);
   REQUIRE_MESSAGE(c, (c ? "" : c.error().message));
   return std::move(*c);
 }
@@ -103,6 +103,28 @@ bool routed(const Cluster& c) {
   const auto v = sim::verify_routing(c.fabric());
   for (const auto& s : v.samples) MESSAGE(s);
   return v.all_routed() && v.ports_not_active == 0;
+}
+
+// The cables of the directed route a walk from CA `from` takes to CA `to` (as
+// fabric::Topology's canonical paths: breadth-first, ports in ascending order): each as
+// (switch, port it leaves by).
+std::vector<std::pair<sim::NodeIdx, uint8_t>> walked_route(const sim::SimFabric& f, sim::NodeIdx from, sim::NodeIdx to) {
+  std::map<sim::NodeIdx, std::pair<sim::NodeIdx, uint8_t>> parent;  // node -> (previous, port out of it)
+  const sim::NodeIdx first = f.node(from).ports[1].peer;
+  std::vector<sim::NodeIdx> queue{first};
+  parent[first] = {from, 1};
+  for (size_t head = 0; head < queue.size(); ++head) {
+    const auto& n = f.node(queue[head]);
+    for (const auto& p : n.ports)
+      if (p.num && p.link_up() && f.node(p.peer).is_switch() && !parent.contains(p.peer)) {
+        parent[p.peer] = {queue[head], p.num};
+        queue.push_back(p.peer);
+      }
+  }
+  std::vector<std::pair<sim::NodeIdx, uint8_t>> out;
+  for (sim::NodeIdx at = f.node(to).ports[1].peer; at != first; at = parent.at(at).first) out.push_back(parent.at(at));
+  std::reverse(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace
@@ -294,6 +316,32 @@ TEST_CASE("split brain: a partition gives each part a master; healing leaves one
   CHECK(c->sm(1).state() == mad::SmState::standby);
   CHECK(lids(*c) == lids0);
   CHECK(everyone_points_at(*c, sm_lid(*c, 0)));
+  CHECK(routed(*c));
+}
+
+// A cable cut on the one route a standby polls its master by silences the polls for good (the
+// standby does not walk again); the master is alive, reroutes and answers by other routes. The
+// confirmation asks by a second directed route and by LID, and the standby stays standby.
+TEST_CASE("a cut cable on the standby's route to its master: asked another way, no takeover") {
+  auto c = cluster({{"H00000", 15}, {"H00127", 5}}, "ft3-r8.net", {}, sm::Level::warn);
+  bring_up(*c);
+  REQUIRE(c->masters() == std::vector<size_t>{0});
+  const size_t from = c->ha_events().size();
+  const auto route = walked_route(c->fabric(), c->node_of(1), c->node_of(0));
+  REQUIRE(route.size() >= 3);  // leaf, above it, ...: a cable between two switches to cut
+  REQUIRE(c->fabric().link_down(route[1].first, route[1].second));
+  c->run_for(3s);
+  CHECK(count_notes(*c, 1, ha::Note::Kind::master_lost, from) == 0);
+  CHECK(c->masters() == std::vector<size_t>{0});
+  CHECK(c->sm(1).state() == mad::SmState::standby);
+  bool rerouted = false;
+  for (const std::string& l : c->log_lines(1)) rerouted = rerouted || l.find("W0812") != std::string::npos;
+  CHECK(rerouted);
+  // Still watching: a master killed now is found lost as quickly as ever.
+  const mad::Nanos killed = c->now();
+  c->kill(0);
+  REQUIRE(c->run_until([&] { return c->masters() == std::vector<size_t>{1}; }, 5s));
+  CHECK(c->now() - killed < 1s);
   CHECK(routed(*c));
 }
 
