@@ -86,6 +86,7 @@ int cmd_sim(int argc, char** argv) {
       ("perfmgr", po::value(&a.run.counter_sweeps)->implicit_value(2), "after SUBNET UP, N counter sweeps of every port (default 2: the first reads every port, the next what moved)")
       ("steady", po::value(&a.run.steady_s), "after SUBNET UP, run the SM on for SECONDS of simulated time (its sweeps, counter sweeps with --perfmgr) and report how long its loop's turns took (wall): a MAD arriving in a turn waits for its end")
       ("resweep", po::bool_switch(&a.run.resweep), "with --steady: a heavy sweep as the steady time begins (as `fabricsm status --resweep`), its loop turns timed")
+      ("flaps", po::value(&a.run.flaps), "with --steady: N switch-to-switch cables taken down one after another through the steady time, each up again half-way to the next (link traps, incremental sweeps), the loop turns timed")
       ("link-loads", po::value(&a.link_loads), "write per-link all-to-all loads to this CSV file (implies --metrics)")
       ("plot", po::value(&a.plot), "draw the link-load distribution of each engine to this SVG file (implies --metrics); with --traffic, the links' utilisation")
       ("db", po::value(&a.run.db), "SQLite store: commit every sweep; an existing one gives its LIDs back")
@@ -143,6 +144,8 @@ int cmd_sim(int argc, char** argv) {
     bad = fmt::format("--steady {}: must be 0..86400 seconds", a.run.steady_s);
   else if (a.run.resweep && a.run.steady_s <= 0)
     bad = "--resweep: needs --steady SECONDS (the time it is timed over)";
+  else if (a.run.flaps < 0 || a.run.flaps > 10000) bad = fmt::format("--flaps {}: must be 0..10000", a.run.flaps);
+  else if (a.run.flaps > 0 && a.run.steady_s <= 0) bad = "--flaps: needs --steady SECONDS (the time the flaps are spread over)";
   else if (vm.count("perfmgr") && a.run.counter_sweeps < 1)
     bad = fmt::format("--perfmgr {}: must be 1 or more", a.run.counter_sweeps);
   else if (!a.serve.empty() && !a.compare.empty()) bad = "--serve shows one run: not with --compare";

@@ -24,12 +24,50 @@ int64_t file_bytes(const std::string& db) {
   }
   return n;
 }
-}  // namespace
 
-namespace {
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
+
+// --flaps: `n` switch-to-switch cables, spread over the fabric's (every len/n-th, in node and
+// port order, so the same fabric flaps the same cables), each down at from + k * span / n and up
+// again half a step later.
+class Flaps {
+ public:
+  Flaps(sim::SimFabric& f, int n, mad::Nanos from, mad::Nanos until) : f_(f) {
+    if (n <= 0) return;
+    std::vector<std::pair<sim::NodeIdx, uint8_t>> cables;
+    for (sim::NodeIdx i = 0; i < f.nodes().size(); ++i)
+      if (f.node(i).is_switch())
+        for (const auto& p : f.node(i).ports)
+          if (p.num && p.link_up() && p.peer > i && f.node(p.peer).is_switch()) cables.emplace_back(i, p.num);
+    if (cables.empty()) return;
+    const mad::Nanos step = (until - from) / n;
+    for (int k = 0; k < n; ++k) {
+      const auto c = cables[static_cast<size_t>(k) * cables.size() / static_cast<size_t>(n)];
+      events_.push_back({from + step * k, c, false});
+      events_.push_back({from + step * k + step / 2, c, true});
+    }
+  }
+  // Takes down and brings up what is due by `now`.
+  void at(mad::Nanos now) {
+    for (; next_ < events_.size() && events_[next_].when <= now; ++next_) {
+      const Event& e = events_[next_];
+      if (e.up) (void)f_.link_up(e.cable.first, e.cable.second);
+      else (void)f_.link_down(e.cable.first, e.cable.second);
+    }
+  }
+
+ private:
+  struct Event {
+    mad::Nanos when;
+    std::pair<sim::NodeIdx, uint8_t> cable;
+    bool up;
+  };
+  sim::SimFabric& f_;
+  std::vector<Event> events_;
+  size_t next_ = 0;
+};
 }  // namespace
 
 mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions& o) {
@@ -127,7 +165,9 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
     const mad::Nanos until = from + std::chrono::duration_cast<mad::Nanos>(std::chrono::duration<double>(o.steady_s));
     service.reset_loop_figures();
     if (o.resweep) service.request_sweep("--resweep", true);
+    Flaps flaps(f, o.flaps, from, until);
     loop = mad::run_loop(service, transport, [&] {
+      flaps.at(transport.clock().now());
       return out.counters.size() >= static_cast<size_t>(o.counter_sweeps) && transport.clock().now() >= until;
     });
     out.steady = {std::chrono::duration<double>(transport.clock().now() - from).count(), service.loop_figures()};

@@ -49,6 +49,9 @@ struct SimRunOptions {
   // With steady_s: a heavy sweep asked for as it begins (as `fabricsm status --resweep`), so
   // that the loop's turns are timed through one.
   bool resweep = false;
+  // With steady_s: this many switch-to-switch cables taken down one after another through the
+  // steady time, each up again half-way to the next (traps, incremental sweeps around the cut).
+  int flaps = 0;
   // M_Key protection (the simulated SMAs enforce it): per-port keys from this secret.
   sm::mkey::Secret m_key_secret;
   uint8_t m_key_protect = 1;

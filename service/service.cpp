@@ -29,7 +29,7 @@ Service::Service(mad::Transport& transport, Config cfg, sm::Logger& log)
       cfg_(std::move(cfg)),
       log_(log),
       hints_(cfg_.adapt),
-      indexer_(sm::Worker::Options{.wait = transport.clock().is_virtual()}) {
+      indexer_(sm::Worker::Options{.wait = transport.clock().is_virtual(), .behind = true}) {
   if (!cfg_.wall_ms) cfg_.wall_ms = system_ms;
 }
 

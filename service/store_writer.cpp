@@ -2,14 +2,10 @@
 
 #include <pthread.h>
 #include <signal.h>
-#include <sys/resource.h>
-#include <unistd.h>
+
+#include "sm/background.h"
 
 namespace service {
-
-namespace {
-constexpr int kNice = 10;  // the writer thread's, above the SM's 0
-}  // namespace
 
 void StoreNotes::into(sm::store::Store& s) && {
   for (sm::store::Event& e : events) s.add_event(std::move(e));
@@ -50,9 +46,7 @@ void StoreWriter::post(Job job) {
 }
 
 void StoreWriter::run() {
-  // Background work: where CPUs are short, the SM's loop (heartbeats, SA answers, its own and
-  // the PerfMgr's MADs) goes first. Not being allowed to is no reason to stop.
-  (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kNice);
+  sm::run_behind_the_loop();  // the SM's loop (heartbeats, SA answers, the PerfMgr's MADs) first
   std::unique_lock lk(mu_);
   for (;;) {
     work_.wait(lk, [&] { return stop_ || !queue_.empty(); });

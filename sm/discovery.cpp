@@ -32,19 +32,12 @@ void Discovery::end() {
   // A node whose old route crossed a cable that is now gone: route around it and try again.
   if ((!retry_.empty() || !retry_ports_.empty()) && !retried_) {
     retried_ = true;
-    model_.recompute_paths();
-    std::vector<Guid> again;
-    again.swap(retry_);
-    std::vector<std::pair<Guid, uint8_t>> ports;
-    ports.swap(retry_ports_);
-    begin();
-    for (Guid g : again) {
-      refreshed_.erase(g);
-      refresh_node(g);
+    begin();  // held until the retry is out: nothing of this walk is in flight meanwhile
+    if (!offload_) {
+      model_.recompute_paths();
+      return retry();
     }
-    for (const auto& [g, p] : ports)
-      if (const NodeRec* n = model_.find(g); n && n->is_switch()) read_port(g, p, n->path);
-    end();
+    offload_([this] { model_.recompute_paths(); }, [this] { retry(); });
     return;
   }
   if (failed_log_.suppressed())
@@ -52,6 +45,20 @@ void Discovery::end() {
   auto d = std::move(done_);
   done_ = nullptr;
   d();
+}
+
+void Discovery::retry() {
+  std::vector<Guid> again;
+  again.swap(retry_);
+  std::vector<std::pair<Guid, uint8_t>> ports;
+  ports.swap(retry_ports_);
+  for (Guid g : again) {
+    refreshed_.erase(g);
+    refresh_node(g);
+  }
+  for (const auto& [g, p] : ports)
+    if (const NodeRec* n = model_.find(g); n && n->is_switch()) read_port(g, p, n->path);
+  end();
 }
 
 WalkSummary Discovery::settle() {

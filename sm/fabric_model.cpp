@@ -144,6 +144,20 @@ Guid FabricModel::node_by_lid(Lid lid) const {
   return found;
 }
 
+Guid FabricModel::switch_by_lid(Lid lid, const Topology* walked) const {
+  auto holds = [lid](const NodeRec& n) {
+    if (!n.is_switch() || n.ports.empty() || !n.ports[0].have_info) return false;
+    const mad::PortInfo& pi = n.ports[0].info;
+    return pi.lid.is_unicast() && lid.value() >= pi.lid.value() && lid.value() < pi.lid.value() + (1u << pi.lmc);
+  };
+  if (walked)
+    for (NodeId id : walked->switches())
+      if (const NodeRec* n = find(walked->node(id).guid); n && holds(*n)) return walked->node(id).guid;
+  const Guid g = node_by_lid(lid);
+  const NodeRec* n = g.is_zero() ? nullptr : find(g);
+  return n && holds(*n) ? g : Guid();
+}
+
 Topology FabricModel::snapshot() {
   // Built straight into the Topology's arrays, in GUID order (its NodeId order): a cable's far
   // end is found by a binary search, and nothing is allocated per node (this runs on every

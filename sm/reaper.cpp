@@ -1,5 +1,7 @@
 #include "sm/reaper.h"
 
+#include "sm/background.h"
+
 #include <utility>
 
 namespace sm {
@@ -31,6 +33,7 @@ void Reaper::drain() {
 }
 
 void Reaper::run() {
+  run_behind_the_loop();
   std::unique_lock lock(m_);
   for (;;) {
     cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });

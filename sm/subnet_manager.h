@@ -215,7 +215,8 @@ class SubnetManager final : public mad::Reactor {
   void note_traffic(const RouteOutput& r);
   void check_worker();  // the routing deadline
   void finish(bool up, std::string failure);
-  void publish();
+  // The subnet as this sweep left it, to on_sweep_done; then `then`.
+  void publish(std::function<void()> then);
   void start_next_if_wanted();
   void start_light_sweep();
   void verify_lfts();
@@ -340,12 +341,13 @@ class SubnetManager final : public mad::Reactor {
   Reaper reaper_;  // the subnets published before are freed there
   mad::Nanos job_due_{0};
   std::string_view job_what_;  // "routing", "planning": for the deadline's log line
-  // Posts a job with the deadline.
+  // Posts a job with the deadline; one that borrows the model or the memories by reference
+  // (all but routing) is waited for if the SM ends meanwhile.
   template <class T>
-  void post_job(std::string_view what, std::function<T()> work, std::function<void(T)> then) {
+  void post_job(std::string_view what, std::function<T()> work, std::function<void(T)> then, bool borrows = true) {
     job_due_ = now() + cfg_.worker_timeout;
     job_what_ = what;
-    worker_.post<T>(std::move(work), std::move(then));
+    worker_.post<T>(std::move(work), std::move(then), borrows);
   }
   bool wedged_ = false;
 };

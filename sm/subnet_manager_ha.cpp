@@ -70,13 +70,10 @@ void SubnetManager::finish_walk(std::string why) {
   report_.total = clock_.sweep();
   const auto& st = tx_.stats();
   report_.smps_sent = st.sent - mads_at_start_.sent;
-  sweeping_ = false;
-  phase_ = "idle";
+  phase_ = "publishing";
   log_.info(code::walked, "sweep {}: walked {} switches, {} CAs: {}", report_.number, report_.switches, report_.cas,
             report_.failure);
-  publish();
-  if (on_sweep_done) on_sweep_done(published_);
-  start_next_if_wanted();
+  publish([this] { start_next_if_wanted(); });
 }
 
 // The first walk's first answer is the SM's own port: from then on SMInfo answers carry its GUID.

@@ -30,6 +30,7 @@ class Worker {
   struct Options {
     bool wait = false;  // poll() waits for the job (virtual time)
     std::chrono::milliseconds wait_limit{std::chrono::seconds(600)};
+    bool behind = false;  // jobs nobody waits on: behind the loop (sm/background.h)
   };
   explicit Worker(Options o) : opts_(o) {}
   ~Worker();
@@ -38,11 +39,14 @@ class Worker {
 
   // Runs `work` on a thread of its own and, at the first poll() after it ended, `then` with
   // its result on the loop. One job at a time: post() while busy() is a bug.
+  // A job that `borrows` reads the loop's own state by reference (the fabric model, the
+  // memories): the Worker's end waits for it (such jobs are short reads), where a job over
+  // snapshots alone (routing, which may hang) is left to its thread.
   template <class T>
-  void post(std::function<T()> work, std::function<void(T)> then) {
+  void post(std::function<T()> work, std::function<void(T)> then, bool borrows = false) {
     start([work = std::move(work), then = std::move(then)]() mutable -> std::function<void()> {
       return [then = std::move(then), r = work()]() mutable { then(std::move(r)); };
-    });
+    }, borrows);
   }
   // A job was posted and its continuation has not run (nor was it abandoned).
   bool busy() const { return slot_ != nullptr; }
@@ -71,8 +75,9 @@ class Worker {
     std::condition_variable cv;
     std::function<void()> result;  // set when the job ended
     bool done = false;
+    bool borrows = false;
   };
-  void start(std::function<std::function<void()>()> job);
+  void start(std::function<std::function<void()>()> job, bool borrows);
 
   Options opts_;
   std::shared_ptr<Slot> slot_;

@@ -1,6 +1,6 @@
 // The SM's worker (sm/worker.h) and the loop timer (service/loop_timer.h): results come back
 // on the loop only, wait mode blocks (and says how long), a hung job is abandoned and never
-// delivered, a wait has a limit; turns are bucketed with what they did, waits left out. The
+// delivered, a wait has a limit, the end waits for a job that borrows; turns are bucketed with what they did, waits left out. The
 // reaper (sm/reaper.h) frees what the loop lets go of on its own thread.
 #include <doctest/doctest.h>
 
@@ -66,6 +66,24 @@ TEST_CASE("worker: a hung job is abandoned; its result never runs, the next job 
   std::this_thread::sleep_for(20ms);
   CHECK_FALSE(w.poll());
   CHECK_FALSE(delivered);
+}
+
+TEST_CASE("worker: its end waits for a job that borrows, not for one over snapshots") {
+  std::atomic<bool> read_all{false};
+  {
+    sm::Worker w(sm::Worker::Options{});
+    w.post<int>([&read_all] { std::this_thread::sleep_for(50ms); read_all = true; return 0; }, [](int) {}, true);
+  }  // the owner's state (here read_all) would go now: the job has ended first
+  CHECK(read_all);
+  std::promise<void> release;
+  std::shared_future<void> gate = release.get_future().share();
+  const auto t0 = std::chrono::steady_clock::now();
+  {
+    sm::Worker w(sm::Worker::Options{});
+    w.post<int>([gate] { gate.wait(); return 0; }, [](int) {});  // a hung engine's
+  }
+  CHECK(std::chrono::steady_clock::now() - t0 < 1s);  // left to its thread
+  release.set_value();
 }
 
 TEST_CASE("loop timer: turns bucketed, the longest says what it did, waits left out") {
