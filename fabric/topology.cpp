@@ -131,28 +131,38 @@ std::optional<DrPath> Topology::second_path_to_port(NodeId id, PortNum port) con
     at = out.peer;
     if (at != last && !own_cable) banned_node[at] = true;
   }
-  // Breadth-first as assign_paths(), without what is banned.
-  std::vector<DrPath> path(nodes_.size());
-  std::vector<bool> seen(nodes_.size(), false);
+  // Breadth-first as assign_paths(), without what is banned; parents only (a path per node
+  // would be 68 bytes each), the route read back from the last switch.
+  struct From {
+    NodeId node = kNoNode;
+    uint8_t port = 0;  // out of `node`
+    uint8_t hops = 0;
+  };
+  std::vector<From> from(nodes_.size());
   std::vector<NodeId> queue{sm_node_};
-  seen[sm_node_] = true;
-  for (size_t head = 0; head < queue.size(); ++head) {
+  from[sm_node_].node = sm_node_;
+  for (size_t head = 0; head < queue.size() && queue[head] != last; ++head) {
     const NodeId n = queue[head];
     const Node& node = nodes_[n];
-    if (n == last) break;
-    if (path[n].full()) continue;
+    if (from[n].hops >= DrPath::kMaxHops) continue;
     for (const Port& p : ports(n)) {
-      if (!p.linked() || seen[p.peer] || banned_node[p.peer] || banned_port[node.first_port + p.num.value()]) continue;
+      if (!p.linked() || from[p.peer].node != kNoNode || banned_node[p.peer] ||
+          banned_port[node.first_port + p.num.value()])
+        continue;
       if (!node.is_switch() && !(n == sm_node_ && p.num == sm_port_)) continue;
       if (!nodes_[p.peer].is_switch()) continue;
-      seen[p.peer] = true;
-      path[p.peer] = path[n].extended(p.num);
+      from[p.peer] = From{n, p.num.value(), static_cast<uint8_t>(from[n].hops + 1)};
       queue.push_back(p.peer);
     }
   }
-  if (!seen[last] || last == sm_node_ || path[last] == canon) return std::nullopt;  // nothing to avoid
-  if (last == id) return path[last];
-  return path[last].extended(this->port(id, port).peer_port);
+  if (from[last].node == kNoNode || last == sm_node_) return std::nullopt;
+  std::vector<uint8_t> out;
+  for (NodeId n = last; n != sm_node_; n = from[n].node) out.push_back(from[n].port);
+  DrPath second;
+  for (auto it = out.rbegin(); it != out.rend(); ++it) second.push(PortNum(*it));
+  if (second == canon) return std::nullopt;  // nothing to avoid
+  if (last != id) second.push(this->port(id, port).peer_port);
+  return second;
 }
 
 bool TopologyBuilder::add_node(Node node, std::vector<Port> ports) {

@@ -111,11 +111,7 @@ void SubnetManager::incremental_sweep(PendingSweeps::Next what) {
   discovery_ = std::make_unique<Discovery>(client_, log_, model_, left_out_);
   // Traps are held while the worker re-routes the model; nothing else on the loop touches it.
   discovery_->set_offload([this](std::function<void()> work, std::function<void()> then) {
-    if (worker_.busy()) {  // a job already out (none is, in a refresh): re-route here
-      work();
-      return then();
-    }
-    post_job<bool>(
+    post_job_or_run<bool>(
         "re-routing the walk", [work = std::move(work)] { return work(), true; },
         [then = std::move(then)](bool) { then(); });
   });
@@ -429,8 +425,7 @@ void SubnetManager::publish(std::function<void()> then) {
     if (on_sweep_done) on_sweep_done(published_);
     then();
   };
-  if (worker_.busy()) return done(share());  // a walk ended while a job is out: at once
-  post_job<std::shared_ptr<Subnet>>("publishing", std::move(share), std::move(done));
+  post_job_or_run<std::shared_ptr<Subnet>>("publishing", std::move(share), std::move(done));
 }
 
 void SubnetManager::start_next_if_wanted() {

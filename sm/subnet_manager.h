@@ -349,6 +349,13 @@ class SubnetManager final : public mad::Reactor {
     job_what_ = what;
     worker_.post<T>(std::move(work), std::move(then), borrows);
   }
+  // The same for a step that may be asked for while a job is out (none is, where these run:
+  // a refresh's re-routing, publishing): then at once, on the loop.
+  template <class T>
+  void post_job_or_run(std::string_view what, std::function<T()> work, std::function<void(T)> then) {
+    if (worker_.busy()) return then(work());
+    post_job<T>(what, std::move(work), std::move(then));
+  }
   bool wedged_ = false;
 };
 
