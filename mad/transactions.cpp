@@ -31,7 +31,7 @@ Nanos Transactions::timeout_for(const Pending& p) const {
 
 void Transactions::transmit(uint32_t tid, Pending& p) {
   p.deadline = transport_.clock().now() + timeout_for(p);
-  timers_.push(Timer{p.deadline, tid, p.attempt});
+  timers_.insert(Timer{p.deadline, tid});
   ++stats_.sent;
   if (auto r = transport_.send(p.request); !r) ++stats_.send_errors;  // the timer retries it
 }
@@ -61,6 +61,7 @@ bool Transactions::on_receive(const Packet& p) {
     return false;
   }
   Completion done = std::move(it->second.done);
+  timers_.erase(Timer{it->second.deadline, it->first});
   outstanding_.erase(it);
   ++stats_.answered;
   fill_window();
@@ -71,11 +72,11 @@ bool Transactions::on_receive(const Packet& p) {
 void Transactions::on_tick() {
   const Nanos now = transport_.clock().now();
   std::vector<Completion> failed;
-  while (!timers_.empty() && timers_.top().deadline <= now) {
-    Timer t = timers_.top();
-    timers_.pop();
+  while (!timers_.empty() && timers_.begin()->deadline <= now) {
+    const Timer t = *timers_.begin();
+    timers_.erase(timers_.begin());
     auto it = outstanding_.find(t.tid);
-    if (it == outstanding_.end() || it->second.attempt != t.attempt) continue;  // answered
+    if (it == outstanding_.end()) continue;
     Pending& p = it->second;
     if (p.attempt < (p.attempts ? p.attempts->retries : cfg_.retries)) {
       ++p.attempt;
@@ -92,9 +93,8 @@ void Transactions::on_tick() {
 }
 
 std::optional<Nanos> Transactions::next_deadline() const {
-  // Stale timers (answered requests) may wake the loop early once; on_tick pops them.
   if (timers_.empty()) return std::nullopt;
-  return timers_.top().deadline;
+  return timers_.begin()->deadline;
 }
 
 }  // namespace mad
