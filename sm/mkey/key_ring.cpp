@@ -12,7 +12,8 @@ void KeyRing::configure(uint64_t key, Secret secret) {
   derived_.clear();
   found_.clear();
   last_.valid = false;
-  for (auto& [path, at] : at_path_) at.own = protects() ? own_key(at.port) : 0;
+  for (PathMap& m : at_path_)
+    for (auto& [path, at] : m) at.own = protects() ? own_key(at.port) : 0;
 }
 
 KeyRing KeyRing::for_planning() const {
@@ -48,10 +49,8 @@ uint64_t KeyRing::for_port(Guid port) const {
 uint64_t KeyRing::for_path(const DrPath& path) const {
   if (!protects() && found_.empty()) return 0;
   if (last_.valid && last_.path == path) return last_.key;
-  auto it = at_path_.find(path);
-  const uint64_t key = it == at_path_.end() ? (secret_.empty() ? key_ : 0)
-                       : found_.empty()     ? it->second.own
-                                            : for_port(it->second.port);
+  const At* a = at(path);
+  const uint64_t key = !a ? (secret_.empty() ? key_ : 0) : found_.empty() ? a->own : for_port(a->port);
   last_ = Last{true, path, key};
   return key;
 }
@@ -63,8 +62,8 @@ uint64_t KeyRing::for_lid(Lid lid) const {
 }
 
 Guid KeyRing::port_at(const DrPath& path) const {
-  auto it = at_path_.find(path);
-  return it == at_path_.end() ? Guid() : it->second.port;
+  const At* a = at(path);
+  return a ? a->port : Guid();
 }
 
 Guid KeyRing::port_at(Lid lid) const {
@@ -80,20 +79,20 @@ void KeyRing::note_answer(const mad::Smp& answer) {
     return;
   }
   if (answer.attr_id != mad::attr::port_info) return;
-  auto it = at_path_.find(mad::initial_path_of(answer));
-  if (it == at_path_.end()) return;
+  const At* a = at(mad::initial_path_of(answer));
+  if (!a) return;
   // A switch has one M_Key, port 0's; a CA answers for the port the SMP came in by.
-  if (it->second.is_switch && (answer.attr_mod & 0xFF) != 0) return;
+  if (a->is_switch && (answer.attr_mod & 0xFF) != 0) return;
   auto pi = mad::decode_attr<mad::PortInfo>(answer);
   if (!pi || pi->m_key == 0) return;  // no key, or one the port does not show
-  const Guid port = it->second.port;
+  const Guid port = a->port;
   if (pi->m_key == own_key(port)) settled(port);
   else found(port, pi->m_key);
 }
 
 void KeyRing::learn_path(const DrPath& path, Guid port, bool is_switch) {
   if (port.is_zero()) return;
-  at_path_[path] = At{port, is_switch, protects() ? own_key(port) : 0};
+  shard(path)[path] = At{port, is_switch, protects() ? own_key(port) : 0};
   if (last_.valid && last_.path == path) last_.valid = false;
 }
 

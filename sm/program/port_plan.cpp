@@ -105,6 +105,8 @@ PortPlan plan_ports(const Topology& topo, const FabricModel& model, Lid sm_lid, 
       job.configure = (differing_fields(as_read, want) & ~rec.ports[pn].ignored) != 0 || arm ||
                       want.client_reregister;
       if (!job.configure && n.is_switch() && pn == 0) plan.switch_lids.emplace_back(id, read.lid);
+      if (job.configure) plan.configure.push_back(plan.jobs.size());
+      if (job.activate) plan.activate.push_back(plan.jobs.size());
       if (job.configure || job.activate) plan.jobs.push_back(job);
     }
   }

@@ -62,6 +62,8 @@ struct PortJob {
 
 struct PortPlan {
   std::vector<PortJob> jobs;
+  // Indexes into jobs, by stage: listed here, off the loop (130,000 jobs at 43k nodes).
+  std::vector<size_t> configure, activate;
   // Switches whose port 0 holds its LID already (no Set): LftMemory learns it.
   std::vector<std::pair<NodeId, Lid>> switch_lids;
 };

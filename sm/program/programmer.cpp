@@ -40,10 +40,6 @@ void Programmer::start(std::shared_ptr<const Topology> topo, std::shared_ptr<con
     const SwitchMemory* now = memory_.find(topo_->node(sw).guid);
     if (!now || now->lid != lid) memory_of(sw).lid = lid;
   }
-  configure_.clear();
-  activate_.clear();
-  for (size_t i = 0; i < ports_.jobs.size(); ++i)
-    if (ports_.jobs[i].configure) configure_.push_back(i);
   stage1();
 }
 
@@ -56,23 +52,22 @@ void Programmer::stage1() {
   stage_ = 1;
   const size_t infos = lfts_.switch_infos.size(), blocks = lfts_.blocks.size();
   sender_.run(
-      infos + blocks + configure_.size(),
+      infos + blocks + ports_.configure.size(),
       [this, infos, blocks](size_t i) {
         if (i < infos) return set_switch_info(lfts_.switch_infos[i]);
         if (i < infos + blocks) {
           const LftPlan::Block& b = lfts_.blocks[i - infos];
           return b.read_first ? read_back(b.sw, b.block, b.expect) : write_block(b.sw, b.block);
         }
-        set_port(configure_[i - infos - blocks], 0);
+        set_port(ports_.configure[i - infos - blocks], 0);
       },
       [this] { stage2(); });
 }
 
 void Programmer::stage2() {
   stage_ = 2;
-  for (size_t i = 0; i < ports_.jobs.size(); ++i)
-    if (ports_.jobs[i].activate) activate_.push_back(i);
-  sender_.run(activate_.size(), [this](size_t i) { activate_port(activate_[i], 0); }, [this] { finish(); });
+  sender_.run(ports_.activate.size(), [this](size_t i) { activate_port(ports_.activate[i], 0); },
+              [this] { finish(); });
 }
 
 void Programmer::finish() {

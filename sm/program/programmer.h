@@ -92,7 +92,6 @@ class Programmer {
   std::shared_ptr<const routing::RoutingTables> tables_;
   LftPlan lfts_;
   PortPlan ports_;
-  std::vector<size_t> configure_, activate_;  // indexes into ports_.jobs, by stage
   std::function<void()> done_;
   int stage_ = 0;
   ProgramStats stats_;
