@@ -74,8 +74,17 @@ std::string status_json(const service::Service& svc, const StatusContext& c) {
   j["last_sweep"] = std::move(last);
   j["peers"] = std::move(peers);
   const service::LoopFigures& l = svc.loop_figures();
+  // The histogram as /metrics has it (cumulative, "le" in ms): two readings' difference is the
+  // turns between them, where the longest since start is not.
+  Json buckets = Json::array();
+  uint64_t below = 0;
+  for (size_t i = 0; i < service::LoopFigures::kBounds.size(); ++i)
+    buckets.push_back({{"le_ms", service::LoopFigures::kBounds[i]}, {"turns", below += l.buckets[i]}});
+  const service::TurnCost& lc = l.longest_cost;
   j["loop"] = {{"turns", l.turns}, {"longest_ms", rounded(l.longest_ms, 2)}, {"longest_doing", l.longest_doing},
-               {"p99_ms", rounded(l.p99_ms(), 2)}, {"over_50ms", l.long_turns}};
+               {"longest_cost", {{"cpu_ms", rounded(lc.cpu_ms, 1)}, {"page_faults", lc.page_faults},
+                                 {"preempted", lc.preempted}, {"blocked", lc.waited}}},
+               {"p99_ms", rounded(l.p99_ms(), 2)}, {"over_50ms", l.long_turns}, {"buckets", std::move(buckets)}};
   return json_text(j);
 }
 
@@ -96,8 +105,10 @@ std::string status_text(const service::Service& svc, const StatusContext& c) {
                      r.cas, r.max_lid, r.engine.empty() ? "-" : r.engine, r.program.lft_blocks_written, r.smps_sent,
                      r.total.wall_ms);
   const service::LoopFigures& l = svc.loop_figures();
-  s += fmt::format("loop      {} turns, longest {:.1f} ms ({}), p99 {:.2f} ms, {} over 50 ms\n", l.turns, l.longest_ms,
-                   l.longest_doing.empty() ? "-" : l.longest_doing, l.p99_ms(), l.long_turns);
+  s += fmt::format("loop      {} turns, longest {:.1f} ms ({}; on CPU {:.0f} ms, {} page faults, preempted {} times), "
+                   "p99 {:.2f} ms, {} over 50 ms\n",
+                   l.turns, l.longest_ms, l.longest_doing.empty() ? "-" : l.longest_doing, l.longest_cost.cpu_ms,
+                   l.longest_cost.page_faults, l.longest_cost.preempted, l.p99_ms(), l.long_turns);
   s += fmt::format("store     {}: {} commits, last {:.1f} ms{}\n", c.db_path, st.commits, st.last_commit_ms,
                    st.error.empty() ? "" : ", last error: " + st.error);
   if (!c.config_file.empty()) s += fmt::format("config    {}\n", c.config_file);

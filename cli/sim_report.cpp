@@ -145,6 +145,10 @@ std::string text_summary(const std::string& fabric, const SimOutcome& o, long rs
                                                            static_cast<double>(o.counters_db_bytes) / 1e6,
                                                            o.counters_commit_ms)
                                              : std::string());
+  if (o.bringup_loop)
+    s += fmt::format("bring-up    loop: {} turns, longest {:.1f} ms wall ({}), p99 {:.2f} ms, {} over 50 ms\n",
+                     o.bringup_loop->turns, o.bringup_loop->longest_ms, o.bringup_loop->longest_doing,
+                     o.bringup_loop->p99_ms(), o.bringup_loop->long_turns);
   if (o.steady)
     s += fmt::format("steady      {:.1f} s after SUBNET UP (simulated): {} loop turns, longest {:.1f} ms wall ({}), "
                      "p99 {:.2f} ms, {} over 50 ms, {:.0f} ms in all\n",

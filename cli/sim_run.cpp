@@ -163,6 +163,7 @@ mad::Result<SimOutcome> run_sim(const sim::FabricSpec& spec, const SimRunOptions
     };
     const mad::Nanos from = transport.clock().now();
     const mad::Nanos until = from + std::chrono::duration_cast<mad::Nanos>(std::chrono::duration<double>(o.steady_s));
+    out.bringup_loop = service.loop_figures();
     service.reset_loop_figures();
     if (o.resweep) service.request_sweep("--resweep", true);
     Flaps flaps(f, o.flaps, from, until);

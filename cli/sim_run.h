@@ -107,6 +107,8 @@ struct SimOutcome {
   // --steady or --perfmgr: the SM's time after SUBNET UP (simulated seconds) and the wall time
   // of its loop's turns then (service/loop_timer.h).
   std::optional<std::pair<double, service::LoopFigures>> steady;
+  // With steady: the loop's turns from the start to SUBNET UP (the first sweep).
+  std::optional<service::LoopFigures> bringup_loop;
   std::string store_error;  // --db: the last commit's error (nothing of the sweep is stored)
   std::optional<TrafficOutcome> traffic;  // --traffic, once the subnet was up
   // --traffic with --perfmgr: the port the PerfMgr's last sweep saw sending most (its own

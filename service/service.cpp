@@ -317,9 +317,13 @@ void Service::end_turn() {
     return fmt::format("{}{}{}{}, {} MAD(s) in", sweep, turn_began_, now == turn_began_ ? "" : " -> ",
                        now == turn_began_ ? "" : now, mads);
   });
-  if (ms > LoopTimer::kLongTurnMs)
-    log_.warn(sm::code::loop_turn_long, "event loop: a turn of {:.0f} ms ({}): MADs that arrived meanwhile waited",
-              ms, loop_.last_doing());
+  if (ms > LoopTimer::kLongTurnMs) {
+    const TurnCost& c = loop_.last_cost();
+    log_.warn(sm::code::loop_turn_long,
+              "event loop: a turn of {:.0f} ms ({}; on CPU {:.0f} ms, {} page faults, preempted {} times, blocked {} "
+              "times): MADs that arrived meanwhile waited",
+              ms, loop_.last_doing(), c.cpu_ms, c.page_faults, c.preempted, c.waited);
+  }
 }
 
 void Service::on_mad(const mad::Packet& p) {
@@ -433,7 +437,7 @@ void Service::tick() {
   }
   // Through sweeps too: the SA answers from the last subnet it indexed until the next index is
   // in (held until a sweep's end, queries at 32k CAs waited seconds and timed out).
-  sa_->on_tick(true);
+  sa_->on_tick();
   services_->expire();
   reporter_->on_tick();
   const mad::Nanos now = transport_.clock().now();
@@ -448,7 +452,7 @@ std::optional<mad::Nanos> Service::next_deadline() const {
   auto consider = [&](std::optional<mad::Nanos> t) {
     if (t && (!d || *t < *d)) d = t;
   };
-  consider(sa_->next_deadline(true));
+  consider(sa_->next_deadline());
   consider(reporter_->next_deadline());
   consider(indexer_.next_poll(transport_.clock().now()));
   consider(services_->next_expiry());

@@ -47,15 +47,15 @@ void Server::on_mad(const mad::Packet& p) {
   ++queued_;
 }
 
-std::optional<mad::Nanos> Server::next_deadline(bool ready) const {
+std::optional<mad::Nanos> Server::next_deadline() const {
   std::optional<mad::Nanos> d;
-  if (ready && index_ && queued_ > 0) d = transport_.clock().now();
+  if (index_ && queued_ > 0) d = transport_.clock().now();
   for (const auto& [key, tr] : transfers_)
     if (!d || tr.deadline < *d) d = tr.deadline;
   return d;
 }
 
-void Server::on_tick(bool ready) {
+void Server::on_tick() {
   const mad::Nanos now = transport_.clock().now();
   for (auto it = transfers_.begin(); it != transfers_.end();) {
     Transfer& tr = it->second;
@@ -75,7 +75,7 @@ void Server::on_tick(bool ready) {
     tr.deadline = now + cfg_.rmpp_timeout;
     ++it;
   }
-  if (!ready || !index_) return;
+  if (!index_) return;
   // Sources in turn, one request each per round, up to per_tick.
   size_t budget = cfg_.per_tick;
   while (budget > 0 && queued_ > 0) {

@@ -54,12 +54,12 @@ class Server {
   void add_handler(Handler& h) { handlers_.push_back(&h); }
   // A class-0x03 MAD: a request (queued), or an RMPP ACK/STOP/ABORT for one of our answers.
   void on_mad(const mad::Packet& p);
-  // Answers queued requests when `ready` (the service: always, from the index it has, through
-  // sweeps too), resends RMPP segments due. The daemon calls it after every batch of MADs and
+  // Answers queued requests from the index it has (through sweeps too: the last published
+  // subnet's) and resends RMPP segments due. The daemon calls it after every batch of MADs and
   // at least every 100 ms.
-  void on_tick(bool ready);
-  // When on_tick next has something to do: queued requests (when `ready`), RMPP resends.
-  std::optional<mad::Nanos> next_deadline(bool ready) const;
+  void on_tick();
+  // When on_tick next has something to do: queued requests, RMPP resends.
+  std::optional<mad::Nanos> next_deadline() const;
   size_t queued() const { return queued_; }
   const ServerStats& stats() const { return stats_; }
 

@@ -97,6 +97,8 @@ busy_drill() {
   done
   lost=$(grep -c 'lost' "$work/$s.log"); entered=$(grep -c 'entering Master' "$work/$s.log")
   longest=$(json_of "$m" 'd["loop"]["longest_ms"]')
+  # Turns over 1 s by the histogram of `status --json` (cumulative buckets, as on /metrics).
+  over_1s=$(json_of "$m" 'd["loop"]["turns"] - next(b["turns"] for b in d["loop"]["buckets"] if b["le_ms"] == 1000)')
   log "$mode: after the resweeps, the master's loop: $(loop_figures "$m"); W0133 lines: $(grep -c 'W0133' "$work/$m.log")"
   log "$mode: the standby: $lost 'lost' line(s), entered Master $entered time(s); sminfo from $C: $((polls - bad)) of $polls" \
       "polls show the master, the slowest answer (sminfo's own start included) $slowest s"
@@ -107,6 +109,7 @@ busy_drill() {
     [ "$entered" -eq 0 ] || fail "the standby entered Master beside a busy master"
     [ $bad -eq 0 ] || fail "sminfo from $C did not show the master $bad time(s) of $polls"
     awk -v l="$longest" 'BEGIN { exit !(l != "-" && l <= 200) }' || fail "the master's longest loop turn: $longest ms (over 200 ms)"
+    [ "$over_1s" = 0 ] || fail "status --json's loop histogram: $over_1s turn(s) over 1 s"
     [ $failed -eq 0 ] && log "worker: 3 heavy sweeps of 1.5 s more each: the standby kept still, the loop answered (longest turn $longest ms) OK"
   else
     if [ "$lost" -ge 1 ]; then
@@ -114,6 +117,8 @@ busy_drill() {
       # The loop's own figures must show the silence too, or the worker check above proves nothing.
       awk -v l="$longest" 'BEGIN { exit !(l != "-" && l > 1000) }' ||
         fail "negative control: the loop was silent for 1.5 s per sweep but its longest turn says $longest ms"
+      [ "$over_1s" != - ] && [ "$over_1s" -ge 3 ] ||
+        fail "negative control: 3 resweeps silent for 1.5 s each, but the loop histogram has $over_1s turn(s) over 1 s"
     else
       fail "negative control: with the loop waiting for the worker the standby never logged 'lost': the drill proves nothing"
     fi

@@ -3,6 +3,7 @@
 // delivered, a wait has a limit, the end waits for a job that borrows; turns are bucketed with what they did, waits left out. The
 // reaper (sm/reaper.h) frees what the loop lets go of on its own thread.
 #include <doctest/doctest.h>
+#include <sys/mman.h>
 
 #include <atomic>
 #include <future>
@@ -112,6 +113,29 @@ TEST_CASE("loop timer: turns bucketed, the longest says what it did, waits left 
   std::this_thread::sleep_for(30ms);
   t.exclude(30);
   CHECK(t.end([] { return std::string("w"); }) < 5);
+}
+
+TEST_CASE("loop timer: a long turn says whether it worked or waited (CPU, page faults, blocking)") {
+  service::LoopTimer t;
+  t.begin();
+  std::this_thread::sleep_for(60ms);  // off the CPU
+  t.end([] { return std::string("slept"); });
+  CHECK(t.last_cost().cpu_ms < 30);
+  CHECK(t.last_cost().waited >= 1);
+  t.begin();
+  constexpr size_t kPages = 1024;  // fresh pages, each touched once: a fault each
+  void* area = mmap(nullptr, kPages * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(area != MAP_FAILED);
+  madvise(area, kPages * 4096, MADV_NOHUGEPAGE);
+  for (size_t i = 0; i < kPages; ++i) static_cast<volatile char*>(area)[i * 4096] = 1;
+  const auto until = std::chrono::steady_clock::now() + 80ms;
+  for (volatile uint64_t spin = 0; std::chrono::steady_clock::now() < until;) spin = spin + 1;
+  t.end([] { return std::string("worked"); });
+  munmap(area, kPages * 4096);
+  CHECK(t.last_cost().cpu_ms > 20);  // most of 80 ms, unless the machine was very busy
+  CHECK(t.last_cost().page_faults >= kPages);
+  CHECK(t.figures().longest_doing == "worked");  // the longest keeps its cost
+  CHECK(t.figures().longest_cost.cpu_ms == doctest::Approx(t.last_cost().cpu_ms));
 }
 
 namespace {
