@@ -22,26 +22,23 @@ Result<void> run_loop(Reactor& r, Transport& t, const std::function<bool()>& sto
     batch.clear();
     if (auto rc = t.receive(batch, deadline); !rc) return rc;
     const Nanos until = t.clock().now() + budget;
-    bool over = false;
-    if (!deferred.empty()) {  // requests first, the new responses behind the old ones
-      for (Packet& p : batch) {
-        if (is_request(p)) r.on_mad(p);
-        else deferred.push_back(std::move(p));
+    const bool behind = !deferred.empty();
+    for (Packet& p : batch) {
+      if (behind && is_request(p)) r.on_mad(p);  // a request does not wait behind old responses
+      else deferred.push_back(std::move(p));
+    }
+    for (bool over = false; !deferred.empty() && !over; over = t.clock().now() >= until) {
+      r.on_mad(deferred.front());
+      deferred.pop_front();
+    }
+    // Past the budget the requests left still go in this turn; only responses wait.
+    for (auto it = deferred.begin(); it != deferred.end();) {
+      if (!is_request(*it)) {
+        ++it;
+        continue;
       }
-      while (!deferred.empty() && !over) {
-        r.on_mad(deferred.front());
-        deferred.pop_front();
-        over = t.clock().now() >= until;
-      }
-    } else {
-      for (Packet& p : batch) {
-        if (!over || is_request(p)) {
-          r.on_mad(p);
-          over = over || t.clock().now() >= until;
-        } else {
-          deferred.push_back(std::move(p));
-        }
-      }
+      r.on_mad(*it);
+      it = deferred.erase(it);
     }
     r.on_tick();
   }
